@@ -1,0 +1,23 @@
+//! The ALEX learned index (Ding et al., SIGMOD 2020) over byte-string keys.
+//!
+//! The index maps each key to a `u64` payload (in the engine: the location
+//! of the key's newest record in the log). It does not store keys: every
+//! payload can be turned back into its full key through a [`KeyResolver`],
+//! and full keys break ties between equal model keys.
+//!
+//! Concurrency: readers are lock-free. They pin a `crossbeam_epoch` guard
+//! for one short operation and never wait for the writer. Writers are
+//! serialized internally. Data nodes are immutable once published; a write
+//! builds a new node and swaps the pointer, and the old node is reclaimed
+//! through the epoch once no reader can still see it.
+
+/// Turns an index payload back into the full key it stands for.
+///
+/// The index calls this to break ties between keys whose model keys are
+/// equal, and when it rebuilds nodes. Implementations must return the key
+/// that was given when the payload was inserted, for every payload that is
+/// currently in the index.
+pub trait KeyResolver {
+    /// The full key of the entry whose payload is `payload`.
+    fn key(&self, payload: u64) -> &[u8];
+}
