@@ -1,0 +1,1 @@
+//! `alexdb`: a pure-Rust drop-in replacement for the `rocksdb` crate.
