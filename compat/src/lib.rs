@@ -1,1 +1,79 @@
 //! `alexdb`: a pure-Rust drop-in replacement for the `rocksdb` crate.
+//!
+//! Depend on it as `rocksdb = { package = "alexdb", version = "..." }` and
+//! keep `use rocksdb::...`: the types below are exported at the paths where
+//! rocksdb 0.25 exports them, with the same signatures.
+//!
+//! This crate holds the parts of the API that do not need an open database:
+//! errors, options, write batches, column family handles and descriptors,
+//! property names and the small traits and enums around them.
+
+pub mod compaction_filter;
+pub mod compaction_filter_factory;
+pub mod merge_operator;
+pub mod properties;
+pub mod statistics;
+
+mod column_family;
+mod comparator;
+mod cstr_like;
+mod error;
+mod iter_range;
+mod iterator_mode;
+mod options;
+mod prop_name;
+mod slice_transform;
+mod write_batch;
+
+pub use crate::column_family::{
+    AsColumnFamilyRef, BoundColumnFamily, ColumnFamily, ColumnFamilyDescriptor, ColumnFamilyRef,
+    ColumnFamilyTtl, DEFAULT_COLUMN_FAMILY_NAME,
+};
+pub use crate::compaction_filter::Decision as CompactionDecision;
+pub use crate::cstr_like::CStrLike;
+pub use crate::error::{Error, ErrorKind};
+pub use crate::iter_range::{IterateBounds, PrefixRange};
+pub use crate::iterator_mode::{Direction, IteratorMode};
+pub use crate::merge_operator::MergeOperands;
+pub use crate::options::{
+    BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
+    Cache, ChecksumType, CompactOptions, CompactionPri, CuckooTableOptions, DBCompactionStyle,
+    DBCompressionType, DBPath, DBRecoveryMode, DataBlockIndexType, Env, FifoCompactOptions,
+    FlushOptions, IngestExternalFileOptions, KeyEncodingType, LogLevel, LruCacheOptions,
+    MemtableFactory, Options, PlainTableFactoryOptions, ReadOptions, ReadTier,
+    UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions,
+    WriteBufferManager, WriteOptions,
+};
+pub use crate::prop_name::{PropName, PropertyName};
+pub use crate::slice_transform::SliceTransform;
+pub use crate::write_batch::{
+    WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::{
+        BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, Env, Error,
+        IngestExternalFileOptions, Options, PlainTableFactoryOptions, ReadOptions, WriteBatch,
+        WriteBufferManager, WriteOptions,
+    };
+
+    fn is_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        is_send_sync::<Options>();
+        is_send_sync::<ReadOptions>();
+        is_send_sync::<WriteOptions>();
+        is_send_sync::<IngestExternalFileOptions>();
+        is_send_sync::<BlockBasedOptions>();
+        is_send_sync::<PlainTableFactoryOptions>();
+        is_send_sync::<ColumnFamilyDescriptor>();
+        is_send_sync::<ColumnFamily>();
+        is_send_sync::<WriteBatch>();
+        is_send_sync::<Cache>();
+        is_send_sync::<Env>();
+        is_send_sync::<WriteBufferManager>();
+        is_send_sync::<Error>();
+    }
+}

@@ -3,5 +3,50 @@
 //!
 //! The engine knows nothing of RocksDB; the `alexdb` crate builds the
 //! RocksDB-compatible API on top of it.
+//!
+//! ```
+//! use alexdb_engine::{Db, KeyRange, Options, WriteOptions};
+//! let dir = tempfile::tempdir().unwrap();
+//! let db = Db::open(dir.path(), Options::default()).unwrap();
+//! let ks = db.keyspace("default").unwrap();
+//! db.put(ks, b"hello", b"world", &WriteOptions::default()).unwrap();
+//! assert_eq!(&*db.get(ks, b"hello").unwrap().unwrap(), b"world");
+//! let mut cursor = db.cursor(ks, KeyRange::default()).unwrap();
+//! cursor.seek_to_first();
+//! assert_eq!(cursor.entry().unwrap().key(), b"hello");
+//! ```
+//!
+//! Durability: every acknowledged write survives a process crash; writes
+//! made with [`WriteOptions::sync`] (or followed by a successful
+//! [`Db::sync`]) also survive a power loss, and what survives a power loss
+//! is always a prefix of the acknowledged history.
 
+pub mod batch;
+mod compaction;
+mod db;
+pub mod error;
+pub mod format;
 pub mod index;
+pub mod io;
+pub mod iter;
+pub mod keyspace;
+pub mod location;
+mod log_writer;
+pub mod mvcc;
+pub mod options;
+mod read;
+mod recovery;
+pub mod segment;
+mod shared;
+pub mod snapshot;
+pub mod stats;
+
+pub use batch::WriteBatch;
+pub use db::{Db, LOCK_FILE};
+pub use error::{Error, Result};
+pub use iter::{Cursor, Entry, KeyRange};
+pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
+pub use options::{MAX_KEY_BYTES, MAX_VALUE_BYTES, Options, WriteOptions};
+pub use read::ValueRef;
+pub use snapshot::Snapshot;
+pub use stats::Stats;

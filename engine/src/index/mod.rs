@@ -10,6 +10,31 @@
 //! serialized internally. Data nodes are immutable once published; a write
 //! builds a new node and swaps the pointer, and the old node is reclaimed
 //! through the epoch once no reader can still see it.
+//!
+//! Layout, top-down: [`tree`](AlexIndex) is the API; `smo` the writer and
+//! its structure modifications; `bulk_load` and `fanout` build subtrees;
+//! `scan` walks leaves; `inner_node` and `data_node` (+ `data_write`, its
+//! copy-on-write changes) are the nodes, `model`, `projection` and `bitmap`
+//! their parts; `cost` is the cost model; `node_ptr` holds all `unsafe`.
+
+mod bitmap;
+mod bulk_load;
+mod cost;
+mod data_node;
+mod data_write;
+mod fanout;
+mod inner_node;
+mod model;
+mod node;
+mod node_ptr;
+mod projection;
+mod scan;
+mod smo;
+mod stats;
+mod tree;
+
+pub use stats::IndexStats;
+pub use tree::AlexIndex;
 
 /// Turns an index payload back into the full key it stands for.
 ///
@@ -20,4 +45,13 @@
 pub trait KeyResolver {
     /// The full key of the entry whose payload is `payload`.
     fn key(&self, payload: u64) -> &[u8];
+}
+
+/// The order of an [`AlexIndex::collect`] scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanDirection {
+    /// Ascending key order.
+    Forward,
+    /// Descending key order.
+    Reverse,
 }

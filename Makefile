@@ -1,0 +1,29 @@
+# One entry point for every check; CI runs `make test` (see .ci/run).
+CARGO ?= cargo
+
+.PHONY: test fmt-check clippy unit loom toolchain bench-engine
+
+test: toolchain fmt-check clippy unit loom
+
+# Installs what a fresh machine lacks: rustfmt and clippy for the stable toolchain.
+toolchain:
+	@command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+unit:
+	$(CARGO) test --workspace --release
+
+# loom models of the publish / read / reclaim protocol, in their own target dir
+# so the cfg change does not invalidate the main build cache.
+loom:
+	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom $(CARGO) test --release -p alexdb-engine --test loom_protocol
+
+bench-engine:
+	$(CARGO) bench -p alexdb-engine

@@ -1,0 +1,36 @@
+//! Custom key orderings, set with `Options::set_comparator`.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+/// Orders two keys.
+pub type CompareFn = dyn Fn(&[u8], &[u8]) -> Ordering + Send + Sync;
+
+/// Orders two timestamps.
+pub type CompareTsFn = dyn Fn(&[u8], &[u8]) -> Ordering + Send + Sync;
+
+/// Orders two keys, each flagged with whether it carries a timestamp.
+pub type CompareWithoutTsFn = dyn Fn(&[u8], bool, &[u8], bool) -> Ordering + Send + Sync;
+
+/// A named custom comparator, as stored in the options.
+#[derive(Clone)]
+pub(crate) struct Comparator {
+    pub(crate) name: String,
+    #[allow(
+        dead_code,
+        reason = "used by the DB layer, which is still being written"
+    )]
+    pub(crate) compare: Arc<CompareFn>,
+    /// The timestamp size, for a timestamp-aware comparator.
+    pub(crate) timestamp_size: usize,
+}
+
+impl fmt::Debug for Comparator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Comparator")
+            .field("name", &self.name)
+            .field("timestamp_size", &self.timestamp_size)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,94 @@
+//! Compaction settings: [`CompactOptions`], [`FifoCompactOptions`],
+//! [`UniversalCompactOptions`] and [`WaitForCompactOptions`].
+//!
+//! AlexDB chooses its own compaction strategy; these settings are accepted
+//! so that tuning code compiles, and have no effect unless said otherwise.
+
+use super::enums::{BottommostLevelCompaction, UniversalCompactionStopStyle};
+
+/// Settings of a manual compaction (`DB::compact_range_opt`).
+#[derive(Clone, Debug, Default)]
+pub struct CompactOptions {}
+
+impl CompactOptions {
+    /// Accepted for compatibility; AlexDB runs one compaction at a time, so
+    /// this has no effect.
+    pub fn set_exclusive_manual_compaction(&mut self, _v: bool) {}
+
+    /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
+    pub fn set_bottommost_level_compaction(&mut self, _lvl: BottommostLevelCompaction) {}
+
+    /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
+    pub fn set_change_level(&mut self, _v: bool) {}
+
+    /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
+    pub fn set_target_level(&mut self, _lvl: i32) {}
+
+    /// Accepted for compatibility; AlexDB keeps every timestamped version
+    /// for now, so this has no effect.
+    pub fn set_full_history_ts_low<S: Into<Vec<u8>>>(&mut self, _ts: S) {}
+}
+
+/// Settings of FIFO compaction.
+#[derive(Clone, Debug, Default)]
+pub struct FifoCompactOptions {}
+
+impl FifoCompactOptions {
+    /// Accepted for compatibility; AlexDB does not drop old files by size,
+    /// so this has no effect.
+    pub fn set_max_table_files_size(&mut self, _nbytes: u64) {}
+}
+
+/// Settings of universal compaction.
+#[derive(Clone, Debug, Default)]
+pub struct UniversalCompactOptions {}
+
+impl UniversalCompactOptions {
+    /// Accepted for compatibility; AlexDB chooses its own compaction, so
+    /// this has no effect.
+    pub fn set_size_ratio(&mut self, _ratio: i32) {}
+
+    /// Accepted for compatibility; AlexDB chooses its own compaction, so
+    /// this has no effect.
+    pub fn set_min_merge_width(&mut self, _num: i32) {}
+
+    /// Accepted for compatibility; AlexDB chooses its own compaction, so
+    /// this has no effect.
+    pub fn set_max_merge_width(&mut self, _num: i32) {}
+
+    /// Accepted for compatibility; AlexDB chooses its own compaction, so
+    /// this has no effect.
+    pub fn set_max_size_amplification_percent(&mut self, _v: i32) {}
+
+    /// Accepted for compatibility; AlexDB does not compress, so this has no effect.
+    pub fn set_compression_size_percent(&mut self, _v: i32) {}
+
+    /// Accepted for compatibility; AlexDB chooses its own compaction, so
+    /// this has no effect.
+    pub fn set_stop_style(&mut self, _style: UniversalCompactionStopStyle) {}
+}
+
+/// Settings of `DB::wait_for_compact`.
+#[derive(Clone, Debug, Default)]
+pub struct WaitForCompactOptions {
+    pub(crate) abort_on_pause: bool,
+    pub(crate) flush: bool,
+    pub(crate) timeout_micros: u64,
+}
+
+impl WaitForCompactOptions {
+    /// If true, stop waiting when background work is paused.
+    pub fn set_abort_on_pause(&mut self, v: bool) {
+        self.abort_on_pause = v;
+    }
+
+    /// If true, flush every column family before waiting.
+    pub fn set_flush(&mut self, v: bool) {
+        self.flush = v;
+    }
+
+    /// Gives up after `microseconds` (0: wait as long as needed).
+    pub fn set_timeout(&mut self, microseconds: u64) {
+        self.timeout_micros = microseconds;
+    }
+}

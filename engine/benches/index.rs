@@ -1,0 +1,137 @@
+//! ALEX index benchmarks on 1M uniform random `u64` keys (seed 42, 8-byte
+//! big-endian): point lookups against `BTreeMap<u64, u64>`, one-by-one
+//! upserts, and bulk loading. Also prints bytes per key and the structure
+//! statistics once.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Instant;
+
+use alexdb_engine::index::{AlexIndex, KeyResolver};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+
+const N: usize = 1_000_000;
+const LOOKUPS: usize = 1 << 16;
+
+/// Payload `p` is key `p`.
+struct Keys(Vec<[u8; 8]>);
+
+impl KeyResolver for Keys {
+    fn key(&self, payload: u64) -> &[u8] {
+        &self.0[payload as usize]
+    }
+}
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+struct Data {
+    nums: Vec<u64>,
+    keys: Keys,
+    sorted: Vec<u64>,
+    probes: Vec<usize>,
+}
+
+fn data() -> Data {
+    let mut rng = Rng(42);
+    let nums: Vec<u64> = (0..N).map(|_| rng.next()).collect();
+    let keys = Keys(nums.iter().map(|n| n.to_be_bytes()).collect());
+    let mut sorted: Vec<u64> = (0..N as u64).collect();
+    sorted.sort_unstable_by_key(|&p| nums[p as usize]);
+    let probes = (0..LOOKUPS)
+        .map(|_| (rng.next() % N as u64) as usize)
+        .collect();
+    Data {
+        nums,
+        keys,
+        sorted,
+        probes,
+    }
+}
+
+fn report(label: &str, index: &AlexIndex) {
+    let stats = index.stats();
+    let per_key = index.memory_bytes() as f64 / index.len() as f64;
+    println!("{label}: {per_key:.2} index bytes/key; {stats:?}");
+}
+
+fn lookups(c: &mut Criterion, d: &Data) {
+    let index = AlexIndex::bulk_load(&d.sorted, &d.keys);
+    report("after bulk_load", &index);
+    let btree: BTreeMap<u64, u64> = d
+        .nums
+        .iter()
+        .enumerate()
+        .map(|(p, &n)| (n, p as u64))
+        .collect();
+    let mut group = c.benchmark_group("lookup");
+    group.throughput(Throughput::Elements(LOOKUPS as u64));
+    group.bench_function("alex_get_candidate", |b| {
+        let guard = crossbeam_epoch::pin();
+        b.iter(|| {
+            for &p in &d.probes {
+                black_box(index.get_candidate(&d.keys.0[p], &d.keys, &guard));
+            }
+        });
+    });
+    group.bench_function("btreemap_get", |b| {
+        b.iter(|| {
+            for &p in &d.probes {
+                black_box(btree.get(&d.nums[p]));
+            }
+        });
+    });
+    group.finish();
+}
+
+fn writes(c: &mut Criterion, d: &Data) {
+    let start = Instant::now();
+    let index = AlexIndex::new();
+    for p in 0..N as u64 {
+        index.upsert(&d.keys.0[p as usize], p, &d.keys);
+    }
+    let ns = start.elapsed().as_nanos() as f64 / N as f64;
+    report(
+        &format!("after {N} upserts ({ns:.0} ns/key, one run)"),
+        &index,
+    );
+    drop(index);
+    let mut group = c.benchmark_group("build");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(N as u64));
+    group.bench_function("upsert_1m_random", |b| {
+        b.iter_batched(
+            AlexIndex::new,
+            |index| {
+                for p in 0..N as u64 {
+                    index.upsert(&d.keys.0[p as usize], p, &d.keys);
+                }
+                index
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("bulk_load_1m", |b| {
+        b.iter(|| AlexIndex::bulk_load(&d.sorted, &d.keys));
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let d = data();
+    lookups(c, &d);
+    writes(c, &d);
+}
+
+criterion_group!(index_benches, benches);
+criterion_main!(index_benches);

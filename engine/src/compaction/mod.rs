@@ -1,0 +1,110 @@
+//! Online compaction: rewrites the records that are still reachable out of
+//! sealed segments with many dead bytes, then retires those segments.
+//!
+//! Reachable means: the newest version of a key (puts, and tombstones that
+//! still hide an older version somewhere on disk or from a snapshot), or an
+//! older version that a live snapshot can see. Reads and writes go on
+//! throughout; only the final install step takes the writer lock.
+//!
+//! Crash safety: the output segment lists the segments it replaces in its
+//! seal, and is fsynced (with its directory entry) before anything else
+//! changes. A crash before that leaves an unsealed output that recovery
+//! removes; a crash after it leaves replaced segments that recovery removes.
+//! Replaced segments are unlinked only when the last reader lets go of them.
+
+mod plan;
+mod rewrite;
+
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::shared::Shared;
+
+pub(crate) use plan::{Plan, plan};
+pub(crate) use rewrite::{prune_relocations, rewrite};
+
+/// Runs compaction passes until no segment passes `dead_ratio`.
+/// Returns how many compactions ran.
+pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
+    let _one_at_a_time = shared
+        .compaction_lock
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    prune_relocations(shared);
+    let mut runs = 0;
+    let mut done = Vec::new();
+    while let Some(Plan { inputs }) = plan(shared, dead_ratio, &done) {
+        done.extend(inputs.iter().map(|s| s.id()));
+        done.extend(rewrite(shared, inputs)?);
+        runs += 1;
+    }
+    Ok(runs)
+}
+
+/// The background compaction thread's handle.
+#[derive(Debug)]
+pub(crate) struct Compactor {
+    thread: Option<JoinHandle<()>>,
+    shared: Weak<Shared>,
+}
+
+impl Compactor {
+    /// Starts the thread; it holds only a weak reference to the database.
+    pub fn start(shared: &Arc<Shared>) -> Compactor {
+        let weak = Arc::downgrade(shared);
+        let thread_weak = weak.clone();
+        let thread = std::thread::Builder::new()
+            .name("alexdb-compaction".into())
+            .spawn(move || run(thread_weak))
+            .ok();
+        Compactor {
+            thread,
+            shared: weak,
+        }
+    }
+}
+
+impl Drop for Compactor {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            let (lock, cvar) = &shared.compaction_signal;
+            lock.lock().unwrap_or_else(|e| e.into_inner()).shutdown = true;
+            cvar.notify_all();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(weak: Weak<Shared>) {
+    loop {
+        let Some(shared) = weak.upgrade() else { return };
+        if !wait_for_work(&shared) {
+            return;
+        }
+        let ratio = shared.options.compaction_dead_ratio;
+        if compact_while_needed(&shared, ratio).is_err() {
+            shared
+                .counters
+                .compaction_errors
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// Waits for a request (or a periodic tick); false on shutdown.
+fn wait_for_work(shared: &Shared) -> bool {
+    let (lock, cvar) = &shared.compaction_signal;
+    let mut req = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if !req.pending && !req.shutdown {
+        req = cvar
+            .wait_timeout(req, Duration::from_millis(500))
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+    req.pending = false;
+    !req.shutdown
+}

@@ -1,0 +1,46 @@
+//! Choosing which sealed segments to compact.
+
+use std::sync::Arc;
+
+use crate::segment::Segment;
+use crate::shared::Shared;
+
+/// Segments to rewrite together.
+pub(crate) struct Plan {
+    pub inputs: Vec<Arc<Segment>>,
+}
+
+/// Picks sealed segments whose dead fraction exceeds `dead_ratio` (all
+/// sealed segments when `dead_ratio` is negative), worst first, as many as
+/// fit in one output segment. Skips segments in `exclude`.
+pub(crate) fn plan(shared: &Shared, dead_ratio: f64, exclude: &[u32]) -> Option<Plan> {
+    let active = shared.lock_writer().active.id();
+    let table = shared.segments.load();
+    let mut candidates: Vec<(f64, Arc<Segment>)> = table
+        .iter()
+        .filter(|s| s.id() != active && !exclude.contains(&s.id()))
+        .map(|s| (dead_fraction(s), s.clone()))
+        .filter(|(f, _)| *f > dead_ratio)
+        .collect();
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let budget = shared.options.segment_bytes;
+    let mut inputs = Vec::new();
+    let mut live = 0;
+    for (_, s) in candidates {
+        let l = s.data_bytes().saturating_sub(s.dead_bytes());
+        if !inputs.is_empty() && live + l > budget {
+            continue;
+        }
+        live += l;
+        inputs.push(s);
+    }
+    (!inputs.is_empty()).then_some(Plan { inputs })
+}
+
+fn dead_fraction(s: &Segment) -> f64 {
+    let data = s.data_bytes();
+    if data == 0 {
+        return 1.0;
+    }
+    s.dead_bytes() as f64 / data as f64
+}

@@ -1,0 +1,496 @@
+//! One compaction: decide what survives, write it to a new segment, seal
+//! and fsync it, then install it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crossbeam_epoch as epoch;
+
+use crate::error::{Error, Result};
+use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
+use crate::format::record::{RecordKind, RecordView};
+use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
+use crate::keyspace::{Keyspace, KeyspaceId};
+use crate::location::Location;
+use crate::log_writer::{account_dead, seal};
+use crate::mvcc::{Relocation, Relocations, SnapshotSet};
+use crate::read::TableResolver;
+use crate::segment::scan::scan_frames;
+use crate::segment::{Segment, SegmentTable};
+use crate::shared::Shared;
+
+/// Largest frame compaction writes.
+const OUTPUT_FRAME_BYTES: usize = 1 << 20;
+
+/// Why a record is copied.
+#[derive(Clone, Copy)]
+enum Reason {
+    /// It is its key's newest version.
+    Head,
+    /// A snapshot older than this sequence number can see it.
+    Snapshot(u64),
+}
+
+/// A record to copy.
+struct Copy<'a> {
+    ks: Arc<Keyspace>,
+    old: Location,
+    record: RecordView<'a>,
+    raw: &'a [u8],
+    reason: Reason,
+    new: Location,
+}
+
+/// A tombstone to drop: nothing older than it survives anywhere.
+struct Drop<'a> {
+    ks: Arc<Keyspace>,
+    old: Location,
+    key: &'a [u8],
+}
+
+/// Rewrites `inputs` into one new segment and retires them. Returns the
+/// output's id, if anything had to be kept.
+pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Option<u32>> {
+    let set = shared.snapshots.capture(&shared.visible_seq);
+    let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
+    let floor = surviving_min_seq(shared, &input_ids);
+    let mut decisions = Decisions::default();
+    let mut walked = HashSet::new();
+    for segment in &inputs {
+        decide(
+            shared,
+            segment,
+            &inputs,
+            &set,
+            floor,
+            &mut walked,
+            &mut decisions,
+        )?;
+    }
+    let Decisions {
+        mut copies,
+        drops,
+        splices,
+    } = decisions;
+    let output = match copies.is_empty() {
+        true => None,
+        false => Some(write_output(shared, &input_ids, &mut copies, set.visible)?),
+    };
+    let output_id = output.as_ref().map(|s| s.id());
+    install(shared, output, &inputs, &copies, &drops, splices);
+    let before: u64 = inputs.iter().map(|s| s.data_bytes()).sum();
+    shared.counters.compactions.fetch_add(1, Ordering::Relaxed);
+    let after: u64 = copies.iter().map(|c| c.raw.len() as u64).sum();
+    shared
+        .counters
+        .bytes_reclaimed
+        .fetch_add(before.saturating_sub(after), Ordering::Relaxed);
+    Ok(output_id)
+}
+
+/// Smallest sequence number in any segment that survives this compaction.
+fn surviving_min_seq(shared: &Shared, inputs: &[u32]) -> u64 {
+    shared
+        .segments
+        .load()
+        .iter()
+        .filter(|s| !inputs.contains(&s.id()))
+        .map(|s| s.min_seq())
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
+/// Sorts every record of `segment` into copies, drops, or nothing (dead),
+/// and collects the chain splices that keep snapshots' version chains whole.
+#[allow(clippy::too_many_arguments)]
+fn decide<'a>(
+    shared: &Shared,
+    segment: &'a Arc<Segment>,
+    inputs: &'a [Arc<Segment>],
+    set: &SnapshotSet,
+    floor: u64,
+    walked: &mut HashSet<(u32, Vec<u8>)>,
+    out: &mut Decisions<'a>,
+) -> Result<()> {
+    let keyspaces = shared.keyspaces.load();
+    let mut failure = None;
+    let scan = scan_frames(segment.bytes(), |offset, record| {
+        if failure.is_some() {
+            return;
+        }
+        let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
+            return;
+        };
+        let old = Location::new(segment.id(), offset, record.kind == RecordKind::Delete);
+        let head = head_of(shared, ks, record.key);
+        if head == Some(old) {
+            let droppable = record.kind == RecordKind::Delete
+                && record.seq < floor
+                && record.seq <= set.visible
+                && !set.any_below(record.seq);
+            if droppable {
+                out.drops.push(Drop {
+                    ks: ks.clone(),
+                    old,
+                    key: record.key,
+                });
+            } else {
+                out.copies
+                    .push(copy_of(ks, segment, old, record, Reason::Head));
+            }
+            return;
+        }
+        let Some(head) = head else { return };
+        // Snapshots registered after the capture see at least `set.visible`:
+        // versions replaced after that point may still be needed by them.
+        let replaced_after_capture = head_seq(shared, head).is_none_or(|seq| seq > set.visible);
+        if set.seqs.is_empty() && !replaced_after_capture {
+            return;
+        }
+        if !walked.insert((record.keyspace, record.key.to_vec())) {
+            return;
+        }
+        if let Err(e) = plan_chain(shared, ks, head, inputs, set, out) {
+            failure = Some(e);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    match scan.damage {
+        Some(d) => Err(Error::corruption(segment.path(), d.offset, d.reason)),
+        None => Ok(()),
+    }
+}
+
+/// What one compaction keeps, drops and splices.
+#[derive(Default)]
+struct Decisions<'a> {
+    copies: Vec<Copy<'a>>,
+    drops: Vec<Drop<'a>>,
+    /// Chain splices: a dropped version's location → the next version a
+    /// snapshot may need (or `NONE`).
+    splices: Vec<(Location, Relocation)>,
+}
+
+fn copy_of<'a>(
+    ks: &Arc<Keyspace>,
+    segment: &'a Segment,
+    old: Location,
+    record: RecordView<'a>,
+    reason: Reason,
+) -> Copy<'a> {
+    let at = old.offset() as usize;
+    Copy {
+        ks: ks.clone(),
+        old,
+        record,
+        raw: &segment.bytes()[at..at + record.encoded_len],
+        reason,
+        new: Location::NONE,
+    }
+}
+
+/// The head location of `key` in `ks` right now.
+fn head_of(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Option<Location> {
+    let guard = epoch::pin();
+    let table = shared.segments.load();
+    ks.index
+        .get(key, &TableResolver::new(&table), &guard)
+        .map(Location)
+}
+
+/// Sequence number of the record at `loc`, if it can be read.
+fn head_seq(shared: &Shared, loc: Location) -> Option<u64> {
+    let table = shared.segments.load();
+    let segment = table.get(loc.segment())?;
+    segment.record_at(loc.offset(), false).ok().map(|r| r.seq)
+}
+
+/// One version on a key's chain, newest first.
+struct Step {
+    /// The location the newer version's `prev` holds (may be a moved one).
+    reached_via: Location,
+    /// Where the version is now.
+    at: Location,
+    seq: u64,
+    /// Sequence number of the next newer version.
+    newer_seq: u64,
+    in_inputs: bool,
+    /// Some live snapshot sees exactly this version.
+    visible: bool,
+}
+
+impl Step {
+    fn kept(&self, is_head: bool) -> bool {
+        is_head || !self.in_inputs || self.visible
+    }
+}
+
+/// Walks the chain of the key whose newest version is at `head`, down to the
+/// version the oldest snapshot sees. Versions in the inputs that a snapshot
+/// sees are copied; each run of dropped versions is spliced out with one
+/// relocation entry so every snapshot can still walk to what it sees.
+fn plan_chain<'a>(
+    shared: &Shared,
+    ks: &Arc<Keyspace>,
+    head: Location,
+    inputs: &'a [Arc<Segment>],
+    set: &SnapshotSet,
+    out: &mut Decisions<'a>,
+) -> Result<()> {
+    let steps = walk_chain(shared, head, inputs, set)?;
+    for (i, step) in steps.iter().enumerate() {
+        if i > 0 && step.in_inputs && step.visible {
+            let segment = inputs
+                .iter()
+                .find(|s| s.id() == step.at.segment())
+                .expect("step is in the inputs");
+            let record = segment.record_at(step.at.offset(), true)?;
+            out.copies.push(copy_of(
+                ks,
+                segment,
+                step.at,
+                record,
+                Reason::Snapshot(step.newer_seq),
+            ));
+        }
+    }
+    let mut i = 0;
+    while i < steps.len() {
+        if !steps[i].kept(i == 0) {
+            let run_start = i;
+            while i < steps.len() && !steps[i].kept(i == 0) {
+                i += 1;
+            }
+            let target = match steps.get(i) {
+                Some(kept) => kept.at,
+                None => last_prev(shared, &steps[i - 1])?,
+            };
+            let newer = steps[run_start - 1].seq;
+            out.splices.push((
+                steps[run_start].reached_via,
+                Relocation {
+                    to: target,
+                    needed_below: newer,
+                    bytes: 0,
+                },
+            ));
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The `prev` of the last walked version (the walk stopped at chain end).
+fn last_prev(shared: &Shared, step: &Step) -> Result<Location> {
+    let table = shared.segments.load();
+    let segment = table
+        .get(step.at.segment())
+        .ok_or_else(|| Error::InvalidArgument("segment vanished during compaction".into()))?;
+    Ok(segment.record_at(step.at.offset(), false)?.prev)
+}
+
+fn walk_chain(
+    shared: &Shared,
+    head: Location,
+    inputs: &[Arc<Segment>],
+    set: &SnapshotSet,
+) -> Result<Vec<Step>> {
+    let table = shared.segments.load();
+    let relocations = shared.relocations.load();
+    // Snapshots registered after the capture have sequence numbers of at
+    // least `set.visible`: treat them as one more snapshot there.
+    let oldest = set
+        .seqs
+        .first()
+        .copied()
+        .unwrap_or(u64::MAX)
+        .min(set.visible);
+    let mut steps = Vec::new();
+    let mut via = head;
+    let mut newer_seq = u64::MAX;
+    loop {
+        let mut at = via;
+        while table.get(at.segment()).is_none() {
+            match relocations.get(at) {
+                Some(next) if !next.is_none() => at = next,
+                _ => return Ok(steps),
+            }
+        }
+        let record = table
+            .get(at.segment())
+            .expect("checked above")
+            .record_at(at.offset(), false)?;
+        steps.push(Step {
+            reached_via: via,
+            at,
+            seq: record.seq,
+            newer_seq,
+            in_inputs: inputs.iter().any(|s| s.id() == at.segment()),
+            visible: set.any_in(record.seq, newer_seq) || newer_seq > set.visible,
+        });
+        if record.seq <= oldest || record.prev.is_none() {
+            return Ok(steps);
+        }
+        newer_seq = record.seq;
+        via = record.prev;
+    }
+}
+
+/// Writes the copies into a new sealed, fsynced segment; fills in their new
+/// locations.
+fn write_output(
+    shared: &Shared,
+    replaced: &[u32],
+    copies: &mut [Copy<'_>],
+    visible: u64,
+) -> Result<Arc<Segment>> {
+    let id = shared.next_segment_id.fetch_add(1, Ordering::SeqCst);
+    let data: usize = copies.iter().map(|c| c.raw.len()).sum();
+    let frames = data / OUTPUT_FRAME_BYTES + copies.len().min(1) + 1;
+    let capacity =
+        (SEGMENT_HEADER_BYTES + data + frames * FRAME_HEADER_BYTES + 64 + 8 * replaced.len())
+            as u64;
+    let header = SegmentHeader {
+        kind: SegmentKind::Compacted,
+        id,
+        seq_floor: visible + 1,
+    };
+    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity)?;
+    let mut at = SEGMENT_HEADER_BYTES as u64;
+    for chunk in chunk_copies(copies) {
+        at = write_frame(&segment, chunk, at)?;
+    }
+    segment.set_written(at);
+    seal(
+        &segment,
+        &SealBody {
+            record_count: copies.len() as u64,
+            replaced: replaced.to_vec(),
+        },
+    )?;
+    shared
+        .fs
+        .sync_dir(&shared.dir)
+        .map_err(|e| Error::io(&shared.dir, e))?;
+    Ok(Arc::new(segment))
+}
+
+/// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`].
+fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
+    let mut out = Vec::new();
+    let mut rest = copies;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .take_while(|c| {
+                bytes += c.raw.len();
+                bytes <= OUTPUT_FRAME_BYTES
+            })
+            .count()
+            .max(1);
+        let (head, tail) = rest.split_at_mut(n);
+        out.push(head);
+        rest = tail;
+    }
+    out
+}
+
+/// Writes one frame of verbatim record copies at `at`; returns its end.
+fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u64> {
+    let mut frame = vec![0u8; FRAME_HEADER_BYTES];
+    for c in copies.iter_mut() {
+        let offset = at + frame.len() as u64;
+        c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
+        frame.extend_from_slice(c.raw);
+        segment.note_seq(c.record.seq);
+    }
+    let count = u32::try_from(copies.len())
+        .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
+    let header = FrameHeader::for_body(FrameKind::Batch, &frame[FRAME_HEADER_BYTES..], count);
+    frame[..FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
+    segment
+        .write_at(&frame, at)
+        .map_err(|e| Error::io(segment.path(), e))?;
+    Ok(at + frame.len() as u64)
+}
+
+/// Publishes the output, repoints the indexes and retires the inputs,
+/// under the writer lock so no write interleaves.
+fn install(
+    shared: &Shared,
+    output: Option<Arc<Segment>>,
+    inputs: &[Arc<Segment>],
+    copies: &[Copy<'_>],
+    drops: &[Drop<'_>],
+    splices: Vec<(Location, Relocation)>,
+) {
+    // Every change to the segment table happens under the writer lock, so a
+    // concurrent rotation cannot be lost.
+    let _writer = shared.lock_writer();
+    let current = shared.segments.load_full();
+    let with_output = match output {
+        Some(output) => current.with(output),
+        None => (*current).clone(),
+    };
+    shared.segments.store(Arc::new(with_output.clone()));
+    let resolver = TableResolver::new(&with_output);
+    let guard = epoch::pin();
+    let mut moved = splices;
+    let now_visible = shared.visible();
+    for c in copies {
+        let still_head = c.ks.index.get(c.record.key, &resolver, &guard) == Some(c.old.0);
+        match c.reason {
+            Reason::Head if still_head => {
+                c.ks.index.upsert(c.record.key, c.new.0, &resolver);
+            }
+            Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
+            Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
+        }
+    }
+    for d in drops {
+        if d.ks.index.get(d.key, &resolver, &guard) == Some(d.old.0) {
+            d.ks.index.remove(d.key, &resolver);
+        }
+    }
+    if !moved.is_empty() {
+        let updated = shared.relocations.load().with(&moved);
+        shared.relocations.store(Arc::new(updated));
+    }
+    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
+    shared.segments.store(Arc::new(with_output.without(&ids)));
+    for s in inputs {
+        s.mark_obsolete();
+    }
+}
+
+fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
+    Relocation {
+        to: c.new,
+        needed_below,
+        bytes: c.raw.len() as u64,
+    }
+}
+
+/// Drops relocations no live snapshot can need; their copies become dead.
+pub(crate) fn prune_relocations(shared: &Shared) {
+    let current = shared.relocations.load_full();
+    if current.is_empty() {
+        return;
+    }
+    let _writer = shared.lock_writer();
+    let (kept, dropped): (Relocations, Vec<Relocation>) =
+        current.prune(shared.snapshots.oldest_seq());
+    if dropped.is_empty() {
+        return;
+    }
+    let table: Arc<SegmentTable> = shared.segments.load_full();
+    for r in dropped.iter().filter(|r| r.bytes > 0) {
+        account_dead(&table, r.to);
+    }
+    shared.relocations.store(Arc::new(kept));
+}

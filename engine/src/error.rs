@@ -1,0 +1,81 @@
+//! The engine's error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument is out of range: a key or value over the maximum size,
+    /// an unknown or dropped keyspace, an empty keyspace name.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// Stored data failed verification: a checksum mismatch, a torn record
+    /// outside the active segment's tail, an impossible length.
+    #[error("corruption in {file} at offset {offset}: {reason}")]
+    Corruption {
+        /// The file holding the damaged bytes.
+        file: PathBuf,
+        /// Byte offset of the damaged record or header within the file.
+        offset: u64,
+        /// What check failed.
+        reason: String,
+    },
+    /// The path exists but does not hold an AlexDB database.
+    #[error("{path} is not an AlexDB database: {reason}")]
+    NotADatabase {
+        /// The path given to `open`.
+        path: PathBuf,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The database does not exist and `create_if_missing` is off.
+    #[error("database {0} does not exist (create_if_missing is false)")]
+    NotFound(PathBuf),
+    /// The database exists and `error_if_exists` is on.
+    #[error("database {0} already exists (error_if_exists is true)")]
+    AlreadyExists(PathBuf),
+    /// Another handle (in this or another process) holds the database lock.
+    #[error("lock {0}: the database is already open in another handle or process")]
+    Locked(PathBuf),
+    /// An earlier write or fsync failed; the handle refuses writes until the
+    /// database is reopened, because a failed fsync cannot be retried safely.
+    #[error("the database refuses writes after an earlier I/O failure: {0}; reopen it to recover")]
+    Poisoned(String),
+    /// An operating-system I/O error, with the file it concerns.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A corruption error at `offset` of `file`.
+    pub fn corruption(file: impl Into<PathBuf>, offset: u64, reason: impl Into<String>) -> Self {
+        Error::Corruption {
+            file: file.into(),
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// Whether this error reports damaged data.
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, Error::Corruption { .. })
+    }
+}

@@ -1,0 +1,109 @@
+//! The `MANIFEST` file: marks a directory as an AlexDB database and lists
+//! its keyspaces. It is small and rewritten whole, atomically (write a
+//! temporary file, fsync it, rename it over the old one, fsync the directory).
+//!
+//! ```text
+//! offset size field
+//!   0     8   magic b"ALXDBMAN"
+//!   8     4   format version (1)
+//!  12     4   next keyspace id (ids are never reused)
+//!  16     4   number n of keyspaces
+//!  20     4   reserved, zero
+//!  24     -   n entries: keyspace id (4), name length (4), name (UTF-8)
+//!  end-4  4   CRC-32C of every preceding byte
+//! ```
+
+use super::read_u32;
+
+/// Magic bytes that open the manifest.
+pub const MANIFEST_MAGIC: [u8; 8] = *b"ALXDBMAN";
+/// The manifest format version.
+pub const MANIFEST_VERSION: u32 = 1;
+const ENTRIES_AT: usize = 24;
+
+/// The decoded manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// Next keyspace id to hand out.
+    pub next_keyspace_id: u32,
+    /// The live keyspaces, `(id, name)`.
+    pub keyspaces: Vec<(u32, String)>,
+}
+
+impl Manifest {
+    /// Encodes the manifest.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(64);
+        b.extend_from_slice(&MANIFEST_MAGIC);
+        b.extend_from_slice(&MANIFEST_VERSION.to_le_bytes());
+        b.extend_from_slice(&self.next_keyspace_id.to_le_bytes());
+        let n = u32::try_from(self.keyspaces.len()).expect("keyspace count fits in u32");
+        b.extend_from_slice(&n.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        for (id, name) in &self.keyspaces {
+            b.extend_from_slice(&id.to_le_bytes());
+            let len = u32::try_from(name.len()).expect("keyspace names are short");
+            b.extend_from_slice(&len.to_le_bytes());
+            b.extend_from_slice(name.as_bytes());
+        }
+        let crc = crc32c::crc32c(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes a manifest, or says what is wrong with it.
+    pub fn decode(b: &[u8]) -> Result<Self, String> {
+        if b.len() < ENTRIES_AT + 4 || b[..8] != MANIFEST_MAGIC {
+            return Err("not an AlexDB manifest (bad magic or too short)".into());
+        }
+        let body = &b[..b.len() - 4];
+        if crc32c::crc32c(body) != read_u32(b, b.len() - 4) {
+            return Err("manifest checksum mismatch".into());
+        }
+        let version = read_u32(b, 8);
+        if version != MANIFEST_VERSION {
+            return Err(format!("unsupported manifest version {version}"));
+        }
+        let next_keyspace_id = read_u32(b, 12);
+        let n = read_u32(b, 16) as usize;
+        let mut at = ENTRIES_AT;
+        let mut keyspaces = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            if at + 8 > body.len() {
+                return Err("manifest entry runs past the end".into());
+            }
+            let id = read_u32(b, at);
+            let len = read_u32(b, at + 4) as usize;
+            at += 8;
+            let name = body
+                .get(at..at + len)
+                .ok_or("manifest name runs past the end")?;
+            let name =
+                String::from_utf8(name.to_vec()).map_err(|_| "keyspace name is not UTF-8")?;
+            keyspaces.push((id, name));
+            at += len;
+        }
+        Ok(Manifest {
+            next_keyspace_id,
+            keyspaces,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damage() {
+        let m = Manifest {
+            next_keyspace_id: 4,
+            keyspaces: vec![(0, "default".into()), (3, "users".into())],
+        };
+        let mut b = m.encode();
+        assert_eq!(Manifest::decode(&b), Ok(m));
+        b[30] ^= 1;
+        assert!(Manifest::decode(&b).is_err());
+        assert!(Manifest::decode(b"hello").is_err());
+    }
+}

@@ -1,0 +1,260 @@
+//! Copy-on-write changes of data nodes: each returns a new node and leaves
+//! the published one untouched.
+
+use super::KeyResolver;
+use super::bitmap;
+use super::cost::{self, Edge, MIN_DATA_SLOTS, MIN_DENSITY};
+use super::data_node::DataNode;
+
+impl DataNode {
+    /// Mutable views of the copy's model keys, payloads and bitmap.
+    fn parts_mut(&mut self) -> (&mut [u64], &mut [u64], &mut [u64]) {
+        let (keys, rest) = self.buf.split_at_mut(self.slots);
+        let (pays, bits) = rest.split_at_mut(self.slots);
+        (keys, pays, bits)
+    }
+
+    /// A copy with the payload in occupied slot `pos` replaced.
+    pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Self {
+        let mut node = self.clone();
+        node.parts_mut().1[pos] = payload;
+        node
+    }
+
+    /// A copy with a new entry of model key `mk` placed before the occupied
+    /// slot `succ` (the first entry greater than the new key; `None` when
+    /// there is none). `iters` is what the search cost, for the tracker.
+    /// The node must not be full.
+    pub(crate) fn with_insert(
+        &self,
+        mk: u64,
+        payload: u64,
+        succ: Option<usize>,
+        iters: u32,
+    ) -> Self {
+        debug_assert!(self.num_keys < self.slots);
+        let mut node = self.clone();
+        let succ = succ.unwrap_or(self.slots);
+        let pred = self.prev_occupied(succ);
+        let first_free = pred.map_or(0, |p| p + 1);
+        let (pos, shifts) = if first_free < succ {
+            // Keys beyond the model's range (appends) go right after their
+            // predecessor, leaving the gaps after them for the next ones;
+            // keys before it (prepends) right before their successor.
+            let guess = self.model.predict_slot(mk);
+            let pos = if guess >= self.slots as i64 {
+                first_free
+            } else if guess < 0 {
+                succ - 1
+            } else {
+                (guess as usize).clamp(first_free, succ - 1)
+            };
+            (pos, 0)
+        } else {
+            node.open_slot(succ)
+        };
+        let (keys, pays, bits) = node.parts_mut();
+        keys[pos] = mk;
+        pays[pos] = payload;
+        bitmap::set(bits, pos);
+        let mut gap = pos;
+        while gap > 0 && !bitmap::get(bits, gap - 1) {
+            gap -= 1;
+            keys[gap] = mk;
+        }
+        node.num_keys += 1;
+        let edge = if succ == self.slots {
+            Some(Edge::Tail)
+        } else if pred.is_none() {
+            Some(Edge::Head)
+        } else {
+            None
+        };
+        node.cost.record(iters, shifts as u32, edge);
+        node
+    }
+
+    /// Frees a slot for a key that belongs right before occupied slot
+    /// `succ` (or at the end) when no gap is there, by shifting the entries
+    /// between it and the nearest gap by one. Returns the freed slot, now
+    /// marked unoccupied-but-about-to-be-written, and the number of moves.
+    fn open_slot(&mut self, succ: usize) -> (usize, usize) {
+        let slots = self.slots;
+        let right = bitmap::next_clear(self.bits(), succ, slots);
+        let left = succ
+            .checked_sub(1)
+            .and_then(|p| bitmap::prev_clear(self.bits(), p));
+        let use_right = match (left, right) {
+            (Some(l), Some(r)) => r - succ < succ - l,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let (keys, pays, bits) = self.parts_mut();
+        if use_right {
+            let r = right.unwrap_or(slots);
+            keys.copy_within(succ..r, succ + 1);
+            pays.copy_within(succ..r, succ + 1);
+            bitmap::set(bits, r);
+            (succ, r - succ)
+        } else {
+            let l = left.unwrap_or(0);
+            keys.copy_within(l + 1..succ, l);
+            pays.copy_within(l + 1..succ, l);
+            bitmap::set(bits, l);
+            (succ - 1, succ - 1 - l)
+        }
+    }
+
+    /// A copy without the entry in occupied slot `pos`.
+    pub(crate) fn with_remove(&self, pos: usize) -> Self {
+        let mut node = self.clone();
+        let next = node
+            .next_occupied(pos + 1)
+            .map_or(u64::MAX, |p| node.keys()[p]);
+        let (keys, _, bits) = node.parts_mut();
+        bitmap::clear(bits, pos);
+        let mut gap = pos + 1;
+        while gap > 0 && !bitmap::get(bits, gap - 1) {
+            gap -= 1;
+            keys[gap] = next;
+        }
+        node.num_keys -= 1;
+        node
+    }
+
+    /// Whether the node is so sparse it should contract.
+    pub(crate) fn is_sparse(&self) -> bool {
+        self.slots > MIN_DATA_SLOTS
+            && (self.num_keys as f64) < self.slots as f64 * MIN_DENSITY
+            && cost::slots_for(self.num_keys) < self.slots
+    }
+
+    /// Whether more than one entry has a clamped model key (`0` or
+    /// `u64::MAX`): the keys have outgrown the node's prefix.
+    fn has_clamped_ties(&self) -> bool {
+        let keys = self.keys();
+        let low = self.next_occupied(0).is_some_and(|p| {
+            keys[p] == 0 && self.next_occupied(p + 1).is_some_and(|q| keys[q] == 0)
+        });
+        let high = self.prev_occupied(self.slots).is_some_and(|p| {
+            keys[p] == u64::MAX && self.prev_occupied(p).is_some_and(|q| keys[q] == u64::MAX)
+        });
+        low || high
+    }
+
+    /// The node rebuilt at the initial density with a retrained model (an
+    /// ALEX expansion or contraction). Keeps the prefix and the stored model
+    /// keys, so it needs no key lookups, unless the keys have outgrown the
+    /// prefix; then it recomputes both through `resolver`.
+    pub(crate) fn resized<R: KeyResolver>(&self, resolver: &R, extra: usize) -> Self {
+        let payloads = self.payloads_in_order();
+        if self.has_clamped_ties() {
+            let keys: Vec<&[u8]> = payloads.iter().map(|&p| resolver.key(p)).collect();
+            let proj = match (keys.first(), keys.last()) {
+                (Some(f), Some(l)) => super::projection::Projection::for_range(f, l),
+                _ => Default::default(),
+            };
+            let mks: Vec<u64> = keys.iter().map(|k| proj.model_key(k)).collect();
+            return Self::from_sorted(
+                proj,
+                &mks,
+                &payloads,
+                cost::slots_for(payloads.len() + extra),
+            );
+        }
+        let mut mks = Vec::with_capacity(self.num_keys);
+        let mut pos = self.next_occupied(0);
+        while let Some(p) = pos {
+            mks.push(self.keys()[p]);
+            pos = self.next_occupied(p + 1);
+        }
+        if let Some(edge) = self.cost.busy_edge().filter(|_| extra > 0) {
+            return Self::with_edge_room(self.proj.clone(), &mks, &payloads, edge);
+        }
+        Self::from_sorted(
+            self.proj.clone(),
+            &mks,
+            &payloads,
+            cost::slots_for(payloads.len() + extra),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::KeyResolver;
+    use super::super::data_node::tests::{Keys, node_of};
+    use super::*;
+
+    fn check(node: &DataNode, keys: &Keys, live: &[u64]) {
+        assert_eq!(node.payloads_in_order(), live);
+        assert!(node.keys().windows(2).all(|w| w[0] <= w[1]));
+        for &p in live {
+            assert_eq!(node.get(&keys.0[p as usize], keys), Some(p));
+        }
+    }
+
+    fn insert(node: &DataNode, keys: &Keys, p: u64) -> DataNode {
+        let k = &keys.0[p as usize];
+        let mk = node.model_key(k);
+        let (succ, found, iters) = node.seek_ge(k, mk, keys);
+        assert!(!found);
+        node.with_insert(mk, p, succ, iters)
+    }
+
+    #[test]
+    fn inserts_and_removes_keep_order() {
+        // Even keys are built in, odd ones inserted, forcing shifts in packed runs.
+        let keys = Keys(
+            (0..120u64)
+                .map(|i| (i * 3).to_be_bytes().to_vec())
+                .collect(),
+        );
+        let built: Vec<u64> = (0..120).step_by(2).collect();
+        let refs: Vec<&[u8]> = built.iter().map(|&p| keys.key(p)).collect();
+        let mut node = DataNode::from_keys(&refs, &built, None);
+        let mut live = built.clone();
+        for p in (1..120).step_by(2) {
+            if node.is_full() {
+                node = node.resized(&keys, 1);
+            }
+            node = insert(&node, &keys, p);
+            live.push(p);
+            live.sort_unstable();
+            check(&node, &keys, &live);
+        }
+        for p in (0..120).step_by(3) {
+            let (pos, found, _) = node.seek_ge(
+                &keys.0[p as usize],
+                node.model_key(&keys.0[p as usize]),
+                &keys,
+            );
+            assert!(found);
+            node = node.with_remove(pos.unwrap_or_default());
+            live.retain(|&x| x != p);
+            check(&node, &keys, &live);
+        }
+        let small = node.resized(&keys, 0);
+        check(&small, &keys, &live);
+    }
+
+    #[test]
+    fn appends_beyond_prefix_recompute_it() {
+        let keys = Keys(
+            (0..40u64)
+                .map(|i| format!("k:{:04}", i * 50).into_bytes())
+                .collect(),
+        );
+        let first: Vec<u64> = (0..4).collect();
+        let mut node = node_of(&Keys(keys.0[..4].to_vec()));
+        let mut live = first;
+        for p in 4..40 {
+            if node.is_full() {
+                node = node.resized(&keys, 1);
+            }
+            node = insert(&node, &keys, p);
+            live.push(p);
+            check(&node, &keys, &live);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Choosing an inner node's fanout and grouping its slots into children.
+//!
+//! A simplified version of ALEX's fanout tree: for each power-of-2 fanout
+//! in a range around `keys / TARGET_LEAF_KEYS`, train the node's model,
+//! group consecutive slots greedily into children of about
+//! `TARGET_LEAF_KEYS` keys (a child then fills several slots, ALEX's
+//! duplicate pointers), and price the result with the cost model: each
+//! child's expected search and copy cost from a trial fit of its keys, one
+//! more inner level for a slot too crowded for a data node, and a small
+//! cost per slot. The cheapest fanout wins.
+
+use std::ops::Range;
+
+use super::cost::{
+    self, INNER_LEVEL_NS, INNER_SLOT_NS, LEAF_BUILD_MAX_KEYS, MAX_INNER_SLOTS, TARGET_LEAF_KEYS,
+};
+use super::model::LinearModel;
+
+/// Slots and keys (indices into the sorted build keys) of one child.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    /// The slots the child fills.
+    pub(crate) slots: Range<usize>,
+    /// The child's keys.
+    pub(crate) keys: Range<usize>,
+}
+
+/// The layout of an inner node.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    /// The node's model, over `fanout` slots.
+    pub(crate) model: LinearModel,
+    /// Number of slots, a power of 2.
+    pub(crate) fanout: usize,
+    /// Children in slot order, covering every slot.
+    pub(crate) groups: Vec<Group>,
+    cost: f64,
+}
+
+/// The cheapest plan for an inner node over the sorted model keys `mks`
+/// (at least two distinct).
+pub(crate) fn choose(mks: &[u64]) -> Plan {
+    let n = mks.len();
+    let lo = prev_pow2(n / LEAF_BUILD_MAX_KEYS).max(2);
+    let hi = (4 * n / TARGET_LEAF_KEYS)
+        .next_power_of_two()
+        .clamp(lo, MAX_INNER_SLOTS);
+    let mut best: Option<Plan> = None;
+    let mut fanout = lo.min(MAX_INNER_SLOTS);
+    while fanout <= hi {
+        let plan = plan_for(mks, fanout);
+        if best.as_ref().is_none_or(|b| plan.cost < b.cost) {
+            best = Some(plan);
+        }
+        fanout *= 2;
+    }
+    best.unwrap_or_else(|| plan_for(mks, 2))
+}
+
+fn prev_pow2(x: usize) -> usize {
+    if x == 0 { 1 } else { 1 << x.ilog2() }
+}
+
+/// The plan for a given fanout, with its cost.
+fn plan_for(mks: &[u64], fanout: usize) -> Plan {
+    let model = LinearModel::fit(mks, fanout as f64);
+    let groups = group_slots(mks, &model, fanout);
+    let keys_cost: f64 = groups
+        .iter()
+        .map(|g| group_cost(&mks[g.keys.clone()]))
+        .sum();
+    let cost = keys_cost / mks.len() as f64 + INNER_SLOT_NS * fanout as f64 / mks.len() as f64;
+    Plan {
+        model,
+        fanout,
+        groups,
+        cost,
+    }
+}
+
+/// Total cost of the keys of one child.
+fn group_cost(mks: &[u64]) -> f64 {
+    let n = mks.len();
+    if n <= LEAF_BUILD_MAX_KEYS {
+        return n as f64 * cost::data_node_cost(mks);
+    }
+    let leaf = cost::data_node_cost(&mks[..TARGET_LEAF_KEYS]);
+    n as f64 * (INNER_LEVEL_NS + leaf)
+}
+
+/// Greedy grouping: a slot joins the current child while the child is
+/// empty or stays within `TARGET_LEAF_KEYS` keys.
+fn group_slots(mks: &[u64], model: &LinearModel, fanout: usize) -> Vec<Group> {
+    let mut groups = Vec::new();
+    let (mut slot_start, mut key_start, mut key) = (0, 0, 0);
+    for slot in 0..fanout {
+        let first = key;
+        while key < mks.len() && model.predict(mks[key], fanout) == slot {
+            key += 1;
+        }
+        let current = first - key_start;
+        if slot > slot_start && current > 0 && current + (key - first) > TARGET_LEAF_KEYS {
+            groups.push(Group {
+                slots: slot_start..slot,
+                keys: key_start..first,
+            });
+            slot_start = slot;
+            key_start = first;
+        }
+    }
+    debug_assert_eq!(key, mks.len());
+    groups.push(Group {
+        slots: slot_start..fanout,
+        keys: key_start..mks.len(),
+    });
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_cover_all_slots_and_keys() {
+        let mks: Vec<u64> = (0..10_000u64).map(|i| i * i).collect();
+        let plan = choose(&mks);
+        assert!(plan.fanout.is_power_of_two());
+        let mut slot = 0;
+        let mut key = 0;
+        for g in &plan.groups {
+            assert_eq!((g.slots.start, g.keys.start), (slot, key));
+            assert!(!g.slots.is_empty());
+            slot = g.slots.end;
+            key = g.keys.end;
+        }
+        assert_eq!((slot, key), (plan.fanout, mks.len()));
+    }
+
+    #[test]
+    fn uniform_keys_get_leaves_near_target() {
+        let mks: Vec<u64> = (0..100_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect::<Vec<_>>();
+        let mut mks = mks;
+        mks.sort_unstable();
+        let plan = choose(&mks);
+        let big = plan
+            .groups
+            .iter()
+            .filter(|g| g.keys.len() > LEAF_BUILD_MAX_KEYS)
+            .count();
+        assert_eq!(big, 0);
+        let avg = mks.len() / plan.groups.len();
+        assert!((64..=TARGET_LEAF_KEYS).contains(&avg), "avg {avg}");
+    }
+}

@@ -1,0 +1,192 @@
+//! ALEX inner nodes: a linear model over a power-of-2 array of child links.
+//!
+//! A child may fill several consecutive slots. The writer updates the links
+//! in place (a reader sees either the old or the new child of a slot, both
+//! complete); everything else about an inner node is fixed once published.
+
+use std::ops::RangeInclusive;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crossbeam_epoch::Guard;
+
+use super::cost::Edge;
+use super::model::LinearModel;
+use super::node_ptr::{Link, NodeRef};
+use super::projection::Projection;
+
+/// An inner node.
+#[derive(Debug)]
+pub(crate) struct InnerNode {
+    proj: Projection,
+    model: LinearModel,
+    children: Box<[Link]>,
+    /// Keys in the subtree, kept by the writer.
+    num_keys: AtomicUsize,
+    /// Keys in the subtree when it was built.
+    built_keys: usize,
+}
+
+impl InnerNode {
+    /// A node routing with `proj` and `model` to `children`, over a subtree
+    /// of `num_keys` keys.
+    pub(crate) fn new(
+        proj: Projection,
+        model: LinearModel,
+        children: Vec<Link>,
+        num_keys: usize,
+    ) -> Self {
+        debug_assert!(children.len().is_power_of_two());
+        Self {
+            proj,
+            model,
+            children: children.into_boxed_slice(),
+            num_keys: AtomicUsize::new(num_keys),
+            built_keys: num_keys,
+        }
+    }
+
+    /// Number of child slots.
+    pub(crate) fn slots(&self) -> usize {
+        self.children.len()
+    }
+
+    /// The child links.
+    pub(crate) fn links(&self) -> &[Link] {
+        &self.children
+    }
+
+    /// The slot `key` routes to.
+    #[inline]
+    pub(crate) fn route(&self, key: &[u8]) -> usize {
+        self.model
+            .predict(self.proj.model_key(key), self.children.len())
+    }
+
+    /// The slot `key` would route to in [`Self::doubled`].
+    pub(crate) fn route_doubled(&self, key: &[u8]) -> usize {
+        self.model
+            .doubled()
+            .predict(self.proj.model_key(key), 2 * self.children.len())
+    }
+
+    /// The child in `slot`.
+    #[inline]
+    pub(crate) fn child<'g>(&self, slot: usize, guard: &'g Guard) -> NodeRef<'g> {
+        self.children[slot].load(guard)
+    }
+
+    /// The slots around `slot` that link to `child`.
+    pub(crate) fn slot_range(
+        &self,
+        slot: usize,
+        child: NodeRef<'_>,
+        guard: &Guard,
+    ) -> RangeInclusive<usize> {
+        let same = |s: usize| self.child(s, guard).ptr_eq(child);
+        debug_assert!(same(slot));
+        let mut lo = slot;
+        while lo > 0 && same(lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = slot;
+        while hi + 1 < self.slots() && same(hi + 1) {
+            hi += 1;
+        }
+        lo..=hi
+    }
+
+    /// Links `node` from every slot in `range`. Writer only.
+    pub(crate) fn set_range(&self, range: RangeInclusive<usize>, node: NodeRef<'_>) {
+        for link in &self.children[range] {
+            link.store(node);
+        }
+    }
+
+    /// A copy with twice the slots, each child filling both halves of its
+    /// old slots, routing every key to one of them.
+    pub(crate) fn doubled(&self, guard: &Guard) -> Self {
+        let children = (0..2 * self.slots())
+            .map(|s| Link::new(self.child(s / 2, guard)))
+            .collect::<Vec<_>>();
+        Self {
+            proj: self.proj.clone(),
+            model: self.model.doubled(),
+            children: children.into_boxed_slice(),
+            num_keys: AtomicUsize::new(self.keys()),
+            built_keys: self.built_keys,
+        }
+    }
+
+    /// The unclamped slot the model predicts for `key`.
+    pub(crate) fn predict_slot(&self, key: &[u8]) -> i64 {
+        self.model.predict_slot(self.proj.model_key(key))
+    }
+
+    /// A copy with `slots` slots (a power of 2 above the current count)
+    /// whose new slots cover keys beyond the old domain (ALEX's root
+    /// expansion): on the right (`Edge::Tail`) with the model unchanged, on
+    /// the left (`Edge::Head`) with every prediction moved up by the number
+    /// of new slots. Old slots keep their children; new ones link the edge
+    /// child.
+    pub(crate) fn extended(&self, slots: usize, edge: Edge, guard: &Guard) -> Self {
+        let old = self.slots();
+        let shift = slots - old;
+        let model = match edge {
+            Edge::Tail => self.model,
+            Edge::Head => self.model.offset_by(shift as i64),
+        };
+        let source = |s: usize| match edge {
+            Edge::Tail => s.min(old - 1),
+            Edge::Head => s.saturating_sub(shift),
+        };
+        let children = (0..slots)
+            .map(|s| Link::new(self.child(source(s), guard)))
+            .collect::<Vec<_>>();
+        Self {
+            proj: self.proj.clone(),
+            model,
+            children: children.into_boxed_slice(),
+            num_keys: AtomicUsize::new(self.keys()),
+            built_keys: self.built_keys,
+        }
+    }
+
+    /// Keys in the subtree.
+    pub(crate) fn keys(&self) -> usize {
+        self.num_keys.load(Ordering::Relaxed)
+    }
+
+    /// Records that the subtree gained (`true`) or lost one key. Writer only.
+    pub(crate) fn count_key(&self, added: bool) {
+        if added {
+            self.num_keys.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.num_keys.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the subtree has at least doubled since it was built, so that
+    /// rebuilding it costs O(1) amortized per insert.
+    pub(crate) fn has_doubled(&self) -> bool {
+        self.keys() >= 2 * self.built_keys.max(super::cost::LEAF_BUILD_MAX_KEYS / 2)
+    }
+
+    /// The distinct children, in slot order.
+    pub(crate) fn unique_children<'g>(
+        &self,
+        guard: &'g Guard,
+    ) -> impl Iterator<Item = NodeRef<'g>> {
+        let mut prev: Option<NodeRef<'g>> = None;
+        self.children.iter().filter_map(move |link| {
+            let child = link.load(guard);
+            let fresh = prev.is_none_or(|p| !p.ptr_eq(child));
+            prev = Some(child);
+            fresh.then_some(child)
+        })
+    }
+
+    /// Heap bytes of the link array and prefix.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.children.len() * size_of::<Link>() + self.proj.heap_bytes()
+    }
+}

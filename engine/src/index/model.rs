@@ -1,0 +1,146 @@
+//! The linear models of ALEX nodes.
+
+/// `position = floor(slope * (model_key - anchor) + intercept) + offset`,
+/// clamped to the node's slot range.
+///
+/// Anchoring at the smallest build key keeps the arithmetic precise when a
+/// node's keys are clustered far from zero (an `f64` has 53 bits, model keys
+/// 64). The slope is never negative, which keeps routing monotone. The
+/// integer `offset` lets an inner node grow slots on its left without
+/// changing which of the old slots any key maps to (floating-point
+/// additions could round across a slot boundary; integer ones cannot).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LinearModel {
+    anchor: u64,
+    slope: f64,
+    intercept: f64,
+    offset: i64,
+}
+
+impl LinearModel {
+    /// Least-squares fit of the ranks of the sorted `mks`, scaled so that
+    /// the `n` keys spread over `span` positions (`rank * span / n`).
+    pub(crate) fn fit(mks: &[u64], span: f64) -> Self {
+        let n = mks.len();
+        let Some(&anchor) = mks.first() else {
+            return Self::default();
+        };
+        let scale = span / n as f64;
+        let flat = Self {
+            anchor,
+            intercept: ((span - n as f64) * 0.5).max(0.0),
+            ..Self::default()
+        };
+        if mks[n - 1] == anchor {
+            return flat;
+        }
+        let dx = |m: u64| (m - anchor) as f64;
+        let mean_x = mks.iter().map(|&m| dx(m)).sum::<f64>() / n as f64;
+        let mean_y = (n as f64 - 1.0) * 0.5;
+        let (mut cov, mut var) = (0.0, 0.0);
+        for (i, &m) in mks.iter().enumerate() {
+            let x = dx(m) - mean_x;
+            cov += x * (i as f64 - mean_y);
+            var += x * x;
+        }
+        let slope = cov / var;
+        if !slope.is_finite() || slope <= 0.0 {
+            return flat;
+        }
+        Self {
+            anchor,
+            slope: slope * scale,
+            intercept: (mean_y - slope * mean_x) * scale,
+            offset: 0,
+        }
+    }
+
+    /// The line at `mk` (without the integer offset).
+    #[inline]
+    pub(crate) fn predict_f64(&self, mk: u64) -> f64 {
+        let dx = if mk >= self.anchor {
+            (mk - self.anchor) as f64
+        } else {
+            -((self.anchor - mk) as f64)
+        };
+        self.slope * dx + self.intercept
+    }
+
+    /// The unclamped predicted slot of `mk`.
+    #[inline]
+    pub(crate) fn predict_slot(&self, mk: u64) -> i64 {
+        // `as` saturates (and maps NaN to 0).
+        (self.predict_f64(mk).floor() as i64).saturating_add(self.offset)
+    }
+
+    /// The predicted slot of `mk`, clamped to `0..len` (`len >= 1`).
+    #[inline]
+    pub(crate) fn predict(&self, mk: u64, len: usize) -> usize {
+        self.predict_slot(mk).clamp(0, len as i64 - 1) as usize
+    }
+
+    /// The model with every prediction moved `shift` slots up, exactly.
+    pub(crate) fn offset_by(&self, shift: i64) -> Self {
+        Self {
+            offset: self.offset + shift,
+            ..*self
+        }
+    }
+
+    /// The model with its line moved `delta` positions up (data nodes,
+    /// whose placement need not be exact).
+    pub(crate) fn shifted(&self, delta: f64) -> Self {
+        Self {
+            intercept: self.intercept + delta,
+            ..*self
+        }
+    }
+
+    /// The same model over twice as many positions. Scaling by 2 is exact in
+    /// floating point and `floor(2x)` is `2 floor(x)` or one more, so a key
+    /// predicted at `p` is predicted at `2p` or `2p + 1` by the result.
+    pub(crate) fn doubled(&self) -> Self {
+        Self {
+            anchor: self.anchor,
+            slope: self.slope * 2.0,
+            intercept: self.intercept * 2.0,
+            offset: self.offset * 2,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_uniform_keys_exactly() {
+        let mks: Vec<u64> = (0..100u64).map(|i| 1_000_000 + i * 10).collect();
+        let m = LinearModel::fit(&mks, 200.0);
+        for (i, &k) in mks.iter().enumerate() {
+            assert!((m.predict_f64(k) - 2.0 * i as f64).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn degenerate_inputs_are_flat_and_monotone() {
+        let m = LinearModel::fit(&[5, 5, 5], 16.0);
+        assert_eq!(m.predict(5, 16), m.predict(u64::MAX, 16));
+        let m = LinearModel::fit(&[], 16.0);
+        assert_eq!(m.predict(9, 16), 0);
+        let m = LinearModel::fit(&[u64::MAX - 3, u64::MAX - 2, u64::MAX], 8.0);
+        assert!(m.predict(0, 8) <= m.predict(u64::MAX, 8));
+    }
+
+    #[test]
+    fn doubling_refines_slots() {
+        let mks: Vec<u64> = (0..50u64).map(|i| i * i * 1000).collect();
+        let m = LinearModel::fit(&mks, 16.0).offset_by(5);
+        let d = m.doubled();
+        for k in (0..3_000_000u64).step_by(997) {
+            let p = m.predict(k, 16);
+            let q = d.predict(k, 32);
+            assert!(q == 2 * p || q == 2 * p + 1, "{k}: {p} -> {q}");
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The index's only `unsafe` code: epoch-protected pointers to nodes.
+//!
+//! Protocol. Nodes are published once and then only read, except that the
+//! single writer (holding the index's write lock) stores into the child
+//! [`Link`]s of live inner nodes. A node is retired only after the writer
+//! has unlinked it from every live link; it is then destroyed by
+//! `crossbeam_epoch` once every guard pinned before the retirement is gone.
+//! A reader can still reach a retired node through a stale inner node it
+//! loaded earlier, but only under a guard pinned before that inner node was
+//! retired, hence before anything it points to was retired.
+
+use std::sync::atomic::Ordering;
+
+use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
+
+use super::node::Node;
+
+/// A pointer slot that always holds a published node.
+#[derive(Debug)]
+pub(crate) struct Link(Atomic<Node>);
+
+/// A published node, readable while the guard `'g` stays pinned.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeRef<'g>(Shared<'g, Node>);
+
+impl Link {
+    /// A link to `node`.
+    pub(crate) fn new(node: NodeRef<'_>) -> Self {
+        Self(Atomic::from(node.0))
+    }
+
+    /// The node currently linked (Acquire: its contents are visible).
+    #[inline]
+    pub(crate) fn load<'g>(&self, guard: &'g Guard) -> NodeRef<'g> {
+        NodeRef(self.0.load(Ordering::Acquire, guard))
+    }
+
+    /// Links `node` instead (Release: publishes its contents). Writer only.
+    pub(crate) fn store(&self, node: NodeRef<'_>) {
+        self.0.store(node.0, Ordering::Release);
+    }
+}
+
+impl<'g> NodeRef<'g> {
+    /// Moves `node` to the heap so it can be linked.
+    pub(crate) fn publish(node: Node, guard: &'g Guard) -> Self {
+        Self(Owned::new(node).into_shared(guard))
+    }
+
+    /// The node.
+    #[inline]
+    pub(crate) fn get(self) -> &'g Node {
+        // SAFETY: a `NodeRef` is never null: it comes from `publish` or from
+        // a `Link`, which only ever holds published nodes. The node stays
+        // allocated while `'g`'s guard is pinned: it is freed only by
+        // `retire` (deferred past every guard pinned before the retirement,
+        // and the module protocol ensures no guard pinned later can reach
+        // it) or by `free_tree`, which needs exclusive access to the tree.
+        unsafe { self.0.deref() }
+    }
+
+    /// Whether both refer to the same node.
+    #[inline]
+    pub(crate) fn ptr_eq(self, other: NodeRef<'_>) -> bool {
+        self.0.as_raw() == other.0.as_raw()
+    }
+
+    /// Schedules the node's destruction once no pinned reader can see it.
+    /// Writer only, once per node, and only after unlinking it from every
+    /// live link (see the module protocol). Children are not affected.
+    pub(crate) fn retire(self, guard: &Guard) {
+        // SAFETY: the writer calls this once per node, after replacing every
+        // live link to it; epoch deferral covers readers that loaded it
+        // before. Dropping a `Node` never touches its children.
+        unsafe { guard.defer_destroy(self.0) }
+    }
+}
+
+/// Frees every node reachable from `root`. Taking `&mut` proves that no
+/// reader or writer uses the tree.
+pub(crate) fn free_tree(root: &mut Link) {
+    // SAFETY: with exclusive access to the root no other thread can be
+    // reading these nodes, so no epoch protection is needed.
+    let guard = unsafe { epoch::unprotected() };
+    free_node(root.0.load(Ordering::Relaxed, guard), guard);
+}
+
+fn free_node(ptr: Shared<'_, Node>, guard: &Guard) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the tree owns every reachable node; a child linked from
+    // several slots sits in consecutive slots and is freed once below.
+    let node = unsafe { ptr.into_owned() };
+    if let Node::Inner(inner) = &*node {
+        let mut prev = Shared::null();
+        for link in inner.links() {
+            let child = link.0.load(Ordering::Relaxed, guard);
+            if child != prev {
+                free_node(child, guard);
+                prev = child;
+            }
+        }
+    }
+    drop(node);
+}

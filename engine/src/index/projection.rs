@@ -1,0 +1,98 @@
+//! Projection of byte-string keys onto a node's `u64` model-key space.
+//!
+//! Every node stores a byte prefix `p`. The model key of `k` in that node is
+//! the big-endian `u64` of the 8 bytes of `k` that follow `p` (zero padded)
+//! when `k` starts with `p`; `0` when `k < p`; `u64::MAX` otherwise. The map
+//! is monotone non-decreasing in bytewise key order, so nodes can search on
+//! model keys and break ties (equal model keys) with full-key comparisons.
+
+/// Bytes of the build keys' common prefix left *out* of a node's prefix.
+///
+/// A node's prefix is the longest common prefix of the keys it was built
+/// from, shortened by this many bytes. The slack keeps keys that arrive
+/// later just outside the build range (the next `user:000999` after
+/// `user:000000..user:000998`) inside the node's model-key domain instead of
+/// clamping them all to `u64::MAX`, at the price of 16 of the 64 model-key
+/// bits, which is plenty to separate the few hundred keys of a data node.
+pub(crate) const PREFIX_SLACK: usize = 2;
+
+/// A node's key prefix and the projection it defines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Projection {
+    prefix: Box<[u8]>,
+}
+
+impl Projection {
+    /// The projection for a node built from keys in `first..=last`.
+    pub(crate) fn for_range(first: &[u8], last: &[u8]) -> Self {
+        let lcp = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+        let len = lcp.saturating_sub(PREFIX_SLACK);
+        Self {
+            prefix: first[..len].into(),
+        }
+    }
+
+    /// The model key of `key` in this node.
+    #[inline]
+    pub(crate) fn model_key(&self, key: &[u8]) -> u64 {
+        if self.prefix.is_empty() {
+            if let Ok(bytes) = <[u8; 8]>::try_from(key) {
+                return u64::from_be_bytes(bytes);
+            }
+            return load_be(key);
+        }
+        match key.strip_prefix(&*self.prefix) {
+            Some(rest) => load_be(rest),
+            None if key < &*self.prefix => 0,
+            None => u64::MAX,
+        }
+    }
+
+    /// Heap bytes held by the prefix.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.prefix.len()
+    }
+}
+
+/// Big-endian `u64` of the first 8 bytes of `bytes`, zero padded.
+#[inline]
+fn load_be(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    let n = bytes.len().min(8);
+    buf[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_big_endian() {
+        let p = Projection::default();
+        assert_eq!(p.model_key(&7u64.to_be_bytes()), 7);
+        assert_eq!(p.model_key(b""), 0);
+        assert_eq!(p.model_key(b"\x01"), 1 << 56);
+    }
+
+    #[test]
+    fn prefix_is_lcp_minus_slack() {
+        let p = Projection::for_range(b"user:profile:000123", b"user:profile:000999");
+        assert_eq!(&*p.prefix, b"user:profile:0");
+        assert!(p.model_key(b"user:profile:000124") > p.model_key(b"user:profile:000123"));
+        assert!(p.model_key(b"user:profile:001000") < u64::MAX);
+        assert_eq!(p.model_key(b"a"), 0);
+        assert_eq!(p.model_key(b"z"), u64::MAX);
+    }
+
+    #[test]
+    fn projection_is_monotone() {
+        let p = Projection::for_range(b"abcdef", b"abcdxy");
+        let mut keys: Vec<&[u8]> = vec![
+            b"", b"a", b"ab", b"abc", b"abc\0", b"abcd", b"abcde", b"abcdz", b"abd", b"b", b"\xff",
+        ];
+        keys.sort();
+        let mks: Vec<u64> = keys.iter().map(|k| p.model_key(k)).collect();
+        assert!(mks.windows(2).all(|w| w[0] <= w[1]), "{mks:?}");
+    }
+}

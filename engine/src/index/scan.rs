@@ -1,0 +1,159 @@
+//! Lock-free ordered scans.
+//!
+//! A scan descends once to the leaf holding its start, remembering the path,
+//! then walks leaves in slot order by climbing that path. Concurrent writes
+//! may relink slots while it walks, so a leaf it reaches can hold entries it
+//! has already returned (a node's replacement holds the node's entries):
+//! every leaf is therefore entered by seeking past the last entry returned.
+//! Nothing is returned twice or out of order, and entries present for the
+//! whole scan are found: every slot, when read, leads to a node holding all
+//! entries routed there.
+
+use std::ops::Bound;
+
+use crossbeam_epoch::Guard;
+
+use super::data_node::DataNode;
+use super::inner_node::InnerNode;
+use super::node::Node;
+use super::node_ptr::{Link, NodeRef};
+use super::{KeyResolver, ScanDirection};
+
+/// An inner node on the scan's path, the slot taken and the child there.
+struct Level<'g> {
+    inner: &'g InnerNode,
+    slot: usize,
+    child: NodeRef<'g>,
+}
+
+/// See [`super::AlexIndex::collect`].
+pub(crate) fn collect<R: KeyResolver>(
+    root: &Link,
+    from: Bound<&[u8]>,
+    dir: ScanDirection,
+    limit: usize,
+    resolver: &R,
+    guard: &Guard,
+    out: &mut Vec<u64>,
+) {
+    if limit == 0 {
+        return;
+    }
+    let mut path = Vec::new();
+    let mut leaf = descend(root.load(guard), from, dir, guard, &mut path);
+    let mut last: Option<u64> = None;
+    let mut taken = 0;
+    loop {
+        let bound = match last {
+            Some(p) => Bound::Excluded(resolver.key(p)),
+            None => from,
+        };
+        let mut pos = start(leaf, bound, dir, resolver);
+        while let Some(p) = pos {
+            let payload = leaf.payload_at(p);
+            out.push(payload);
+            last = Some(payload);
+            taken += 1;
+            if taken == limit {
+                return;
+            }
+            pos = match dir {
+                ScanDirection::Forward => leaf.next_occupied(p + 1),
+                ScanDirection::Reverse => leaf.prev_occupied(p),
+            };
+        }
+        match next_leaf(&mut path, dir, guard) {
+            Some(next) => leaf = next,
+            None => return,
+        }
+    }
+}
+
+/// Descends from `node` to the leaf where `from` starts, pushing the path.
+fn descend<'g>(
+    mut node: NodeRef<'g>,
+    from: Bound<&[u8]>,
+    dir: ScanDirection,
+    guard: &'g Guard,
+    path: &mut Vec<Level<'g>>,
+) -> &'g DataNode {
+    loop {
+        match node.get() {
+            Node::Data(data) => return data,
+            Node::Inner(inner) => {
+                let slot = match (from, dir) {
+                    (Bound::Included(k) | Bound::Excluded(k), _) => inner.route(k),
+                    (Bound::Unbounded, ScanDirection::Forward) => 0,
+                    (Bound::Unbounded, ScanDirection::Reverse) => inner.slots() - 1,
+                };
+                node = inner.child(slot, guard);
+                path.push(Level {
+                    inner,
+                    slot,
+                    child: node,
+                });
+            }
+        }
+    }
+}
+
+/// The leaf after (or before, in reverse) the current one, climbing the
+/// path as far as needed and descending to the first (last) leaf below.
+fn next_leaf<'g>(
+    path: &mut Vec<Level<'g>>,
+    dir: ScanDirection,
+    guard: &'g Guard,
+) -> Option<&'g DataNode> {
+    while let Some(level) = path.last_mut() {
+        let (inner, child) = (level.inner, level.child);
+        let mut slot = level.slot;
+        let next = loop {
+            let step = match dir {
+                ScanDirection::Forward => (slot + 1 < inner.slots()).then(|| slot + 1),
+                ScanDirection::Reverse => slot.checked_sub(1),
+            };
+            match step {
+                Some(s) if inner.child(s, guard).ptr_eq(child) => slot = s,
+                other => break other,
+            }
+        };
+        match next {
+            Some(s) => {
+                level.slot = s;
+                level.child = inner.child(s, guard);
+                let node = level.child;
+                return Some(descend(node, Bound::Unbounded, dir, guard, path));
+            }
+            None => {
+                path.pop();
+            }
+        }
+    }
+    None
+}
+
+/// The first occupied slot of `leaf` to return for `bound`.
+fn start<R: KeyResolver>(
+    leaf: &DataNode,
+    bound: Bound<&[u8]>,
+    dir: ScanDirection,
+    resolver: &R,
+) -> Option<usize> {
+    let key = match bound {
+        Bound::Unbounded => {
+            return match dir {
+                ScanDirection::Forward => leaf.next_occupied(0),
+                ScanDirection::Reverse => leaf.prev_occupied(leaf.slots()),
+            };
+        }
+        Bound::Included(k) | Bound::Excluded(k) => k,
+    };
+    let (ge, equal, _) = leaf.seek_ge(key, leaf.model_key(key), resolver);
+    let included = matches!(bound, Bound::Included(_));
+    match dir {
+        ScanDirection::Forward if equal && !included => ge.and_then(|p| leaf.next_occupied(p + 1)),
+        ScanDirection::Forward => ge,
+        ScanDirection::Reverse if equal && included => ge,
+        ScanDirection::Reverse => leaf.prev_occupied(ge.unwrap_or(leaf.slots())),
+    }
+}

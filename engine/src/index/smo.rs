@@ -1,0 +1,325 @@
+//! The writer: copy-on-write updates of data nodes and ALEX's structure
+//! modifications (expand, split sideways, double a parent, split down,
+//! rebuild a subtree).
+//!
+//! When an insert finds its data node at `MAX_DENSITY`:
+//! 1. if the node's empirical insert cost is close to what its model
+//!    promised and a bigger node stays within `MAX_DATA_SLOTS`, expand it;
+//! 2. else, if it is its parent's last (first) child and holds keys beyond
+//!    the parent's domain (appends, or descending inserts), extend the
+//!    parent's slot array on that side, every old key keeping its slot
+//!    (ALEX's root expansion, at any level), and split the node across its
+//!    old slots and the new ones;
+//! 3. else, if it fills 2+ parent slots and its keys divide at a slot
+//!    boundary into halves of at least 1/8, split it sideways;
+//! 4. else, if the parent can double its slots and the doubled model divides
+//!    the keys so, build the doubled parent (copy-on-write) with the two new
+//!    nodes and swap it into the grandparent;
+//! 5. else, if the leaf is `REBUILD_DEPTH` deep and an ancestor's subtree
+//!    has doubled since it was built, rebuild the highest such ancestor
+//!    (amortized O(1) per insert; this is what keeps appends at the right
+//!    edge and drifting key distributions shallow);
+//! 6. else split down: the node becomes a bulk-loaded subtree.
+
+use crossbeam_epoch::Guard;
+
+use super::KeyResolver;
+use super::bulk_load::build_subtree;
+use std::ops::RangeInclusive;
+
+use super::cost::{self, Edge, MAX_DATA_SLOTS, MAX_INNER_SLOTS, REBUILD_DEPTH};
+use super::data_node::DataNode;
+use super::inner_node::InnerNode;
+use super::node::Node;
+use super::node_ptr::{Link, NodeRef};
+use super::stats::Counters;
+
+/// One inner node on the path to a leaf and the slot taken.
+#[derive(Clone, Copy)]
+pub(crate) struct Step<'g> {
+    node: NodeRef<'g>,
+    slot: usize,
+}
+
+impl<'g> Step<'g> {
+    fn inner(&self) -> &'g InnerNode {
+        match self.node.get() {
+            Node::Inner(inner) => inner,
+            Node::Data(_) => unreachable!("path steps are inner nodes"),
+        }
+    }
+}
+
+/// The data node of a leaf reference.
+pub(crate) fn as_data<'g>(node: NodeRef<'g>) -> &'g DataNode {
+    match node.get() {
+        Node::Data(data) => data,
+        Node::Inner(_) => unreachable!("leaves are data nodes"),
+    }
+}
+
+/// The single writer's view of the tree, for one operation.
+pub(crate) struct Writer<'a, 'g, R> {
+    pub(crate) root: &'a Link,
+    pub(crate) guard: &'g Guard,
+    pub(crate) resolver: &'a R,
+    pub(crate) counters: &'a Counters,
+}
+
+impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
+    /// The path to the leaf for `key`, and the leaf.
+    pub(crate) fn descend(&self, key: &[u8]) -> (Vec<Step<'g>>, NodeRef<'g>) {
+        let mut path = Vec::new();
+        let mut node = self.root.load(self.guard);
+        while let Node::Inner(inner) = node.get() {
+            let slot = inner.route(key);
+            path.push(Step { node, slot });
+            node = inner.child(slot, self.guard);
+        }
+        (path, node)
+    }
+
+    /// Counts a key added to or removed from every subtree on `path`.
+    pub(crate) fn count_key(path: &[Step<'g>], added: bool) {
+        for step in path {
+            step.inner().count_key(added);
+        }
+    }
+
+    /// Links `new` wherever `old` (reached through `path`) was linked, and
+    /// retires `old` alone (not its children).
+    pub(crate) fn replace(&self, path: &[Step<'g>], old: NodeRef<'g>, new: NodeRef<'g>) {
+        self.relink(path, old, new);
+        old.retire(self.guard);
+    }
+
+    fn relink(&self, path: &[Step<'g>], old: NodeRef<'g>, new: NodeRef<'g>) {
+        match path.last() {
+            None => self.root.store(new),
+            Some(step) => {
+                let parent = step.inner();
+                parent.set_range(parent.slot_range(step.slot, old, self.guard), new);
+            }
+        }
+    }
+
+    /// Publishes a data node.
+    pub(crate) fn publish(&self, node: DataNode) -> NodeRef<'g> {
+        NodeRef::publish(Node::Data(node), self.guard)
+    }
+
+    /// Makes room in the full `leaf`; the caller then retries its insert.
+    pub(crate) fn make_room(&self, path: &[Step<'g>], leaf: NodeRef<'g>) {
+        let data = as_data(leaf);
+        let grown = cost::slots_for(data.len() + 1);
+        let edge = data.cost.busy_edge();
+        if (edge.is_some() || !data.cost.degraded())
+            && grown <= MAX_DATA_SLOTS
+            && grown > data.slots()
+        {
+            Counters::bump(&self.counters.expansions);
+            Counters::bump(&self.counters.retrains);
+            let node = self.publish(data.resized(self.resolver, 1));
+            return self.replace(path, leaf, node);
+        }
+        let payloads = data.payloads_in_order();
+        let keys: Vec<&[u8]> = payloads.iter().map(|&p| self.resolver.key(p)).collect();
+        if self.split_sideways(path, leaf, &keys, &payloads) {
+            return;
+        }
+        if path.len() >= REBUILD_DEPTH
+            && let Some(top) = path.iter().position(|s| s.inner().has_doubled())
+        {
+            return self.rebuild(path, top);
+        }
+        Counters::bump(&self.counters.splits_down);
+        let sub = build_subtree(&payloads, self.resolver, true, self.guard);
+        self.replace(path, leaf, sub);
+    }
+
+    /// Splits `leaf` in two at a parent slot boundary, doubling the parent
+    /// if needed. Returns false if no boundary divides the keys well.
+    fn split_sideways(
+        &self,
+        path: &[Step<'g>],
+        leaf: NodeRef<'g>,
+        keys: &[&[u8]],
+        payloads: &[u64],
+    ) -> bool {
+        let edge = as_data(leaf).cost.busy_edge();
+        let Some((step, above)) = path.split_last() else {
+            return false;
+        };
+        let parent = step.inner();
+        let range = parent.slot_range(step.slot, leaf, self.guard);
+        if self.split_extending(above, step, leaf, range.clone(), keys, payloads) {
+            return true;
+        }
+        if range.start() < range.end() {
+            let slots: Vec<usize> = keys.iter().map(|k| parent.route(k)).collect();
+            if let Some(cut) = balanced_cut(&slots) {
+                let (left, right) = self.halves(keys, payloads, cut, edge);
+                parent.set_range(*range.start()..=slots[cut] - 1, left);
+                parent.set_range(slots[cut]..=*range.end(), right);
+                leaf.retire(self.guard);
+                Counters::bump(&self.counters.splits_sideways);
+                return true;
+            }
+        }
+        if 2 * parent.slots() > MAX_INNER_SLOTS {
+            return false;
+        }
+        let slots: Vec<usize> = keys.iter().map(|k| parent.route_doubled(k)).collect();
+        let Some(cut) = balanced_cut(&slots) else {
+            return false;
+        };
+        let doubled = parent.doubled(self.guard);
+        let (left, right) = self.halves(keys, payloads, cut, edge);
+        doubled.set_range(2 * range.start()..=slots[cut] - 1, left);
+        doubled.set_range(slots[cut]..=2 * range.end() + 1, right);
+        let doubled = NodeRef::publish(Node::Inner(doubled), self.guard);
+        self.replace(above, step.node, doubled);
+        leaf.retire(self.guard);
+        Counters::bump(&self.counters.parent_doublings);
+        Counters::bump(&self.counters.splits_sideways);
+        true
+    }
+
+    /// When the first or last child of a parent overflows with keys beyond
+    /// the parent's domain (prepends or appends), extends the parent's slot
+    /// array on that side, keeping every old key in its old slot, and
+    /// splits the child across its old slots and the new ones. Returns
+    /// false if that does not apply.
+    fn split_extending(
+        &self,
+        above: &[Step<'g>],
+        step: &Step<'g>,
+        leaf: NodeRef<'g>,
+        range: RangeInclusive<usize>,
+        keys: &[&[u8]],
+        payloads: &[u64],
+    ) -> bool {
+        let parent = step.inner();
+        let old = parent.slots();
+        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+            return false;
+        };
+        let (high, low) = (parent.predict_slot(last), parent.predict_slot(first));
+        let (edge, needed) = if *range.end() == old - 1 && high >= old as i64 {
+            (Edge::Tail, high.saturating_add(1))
+        } else if *range.start() == 0 && low < 0 {
+            (Edge::Head, (old as i64).saturating_sub(low))
+        } else {
+            return false;
+        };
+        if needed > MAX_INNER_SLOTS as i64 {
+            return false;
+        }
+        let slots = (2 * old).max((needed as usize).next_power_of_two());
+        if slots > MAX_INNER_SLOTS {
+            return false;
+        }
+        let extended = parent.extended(slots, edge, self.guard);
+        let covered = match edge {
+            Edge::Tail => *range.start()..=slots - 1,
+            Edge::Head => 0..=*range.end() + (slots - old),
+        };
+        let routed: Vec<usize> = keys.iter().map(|k| extended.route(k)).collect();
+        let Some(cut) = balanced_cut(&routed) else {
+            return false;
+        };
+        let (left, right) = self.halves(keys, payloads, cut, Some(edge));
+        extended.set_range(*covered.start()..=routed[cut] - 1, left);
+        extended.set_range(routed[cut]..=*covered.end(), right);
+        let extended = NodeRef::publish(Node::Inner(extended), self.guard);
+        self.replace(above, step.node, extended);
+        leaf.retire(self.guard);
+        Counters::bump(&self.counters.extensions);
+        Counters::bump(&self.counters.splits_sideways);
+        true
+    }
+
+    /// Two new data nodes: the entries before `cut` and the rest. The one
+    /// at a busy `edge` (the right one for appends, the left one for
+    /// prepends) keeps room there.
+    fn halves(
+        &self,
+        keys: &[&[u8]],
+        payloads: &[u64],
+        cut: usize,
+        edge: Option<Edge>,
+    ) -> (NodeRef<'g>, NodeRef<'g>) {
+        Counters::bump(&self.counters.retrains);
+        Counters::bump(&self.counters.retrains);
+        let head = edge.filter(|&e| e == Edge::Head);
+        let tail = edge.filter(|&e| e == Edge::Tail);
+        let left = DataNode::from_keys(&keys[..cut], &payloads[..cut], head);
+        let right = DataNode::from_keys(&keys[cut..], &payloads[cut..], tail);
+        (self.publish(left), self.publish(right))
+    }
+
+    /// Rebuilds the subtree of `path[top]` by bulk loading its entries.
+    fn rebuild(&self, path: &[Step<'g>], top: usize) {
+        let old = path[top].node;
+        let mut payloads = Vec::with_capacity(path[top].inner().keys());
+        collect_payloads(old, self.guard, &mut payloads);
+        let new = build_subtree(&payloads, self.resolver, false, self.guard);
+        self.relink(&path[..top], old, new);
+        retire_subtree(old, self.guard);
+        Counters::bump(&self.counters.rebuilds);
+    }
+}
+
+/// The index `i` (`0 < i < len`) where `slots[i - 1] < slots[i]` that is
+/// closest to the middle, if both sides keep at least 1/8 of the entries.
+pub(crate) fn balanced_cut(slots: &[usize]) -> Option<usize> {
+    let n = slots.len();
+    let min_side = (n / 8).max(1);
+    let mid = n / 2;
+    let right = (mid.max(1)..n).find(|&i| slots[i - 1] != slots[i]);
+    let left = (1..=mid.min(n.saturating_sub(1)))
+        .rev()
+        .find(|&i| slots[i - 1] != slots[i]);
+    let best = match (left, right) {
+        (Some(l), Some(r)) => Some(if mid - l <= r - mid { l } else { r }),
+        (l, r) => l.or(r),
+    }?;
+    (best >= min_side && n - best >= min_side).then_some(best)
+}
+
+/// Appends the payloads under `node` in key order.
+pub(crate) fn collect_payloads(node: NodeRef<'_>, guard: &Guard, out: &mut Vec<u64>) {
+    match node.get() {
+        Node::Data(data) => out.extend(data.payloads_in_order()),
+        Node::Inner(inner) => {
+            for child in inner.unique_children(guard) {
+                collect_payloads(child, guard, out);
+            }
+        }
+    }
+}
+
+/// Retires `node` and everything under it.
+fn retire_subtree(node: NodeRef<'_>, guard: &Guard) {
+    if let Node::Inner(inner) = node.get() {
+        for child in inner.unique_children(guard) {
+            retire_subtree(child, guard);
+        }
+    }
+    node.retire(guard);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_cut;
+
+    #[test]
+    fn cuts_near_the_middle_or_not_at_all() {
+        assert_eq!(balanced_cut(&[1, 1, 2, 2, 2, 3, 3, 3]), Some(5));
+        assert_eq!(balanced_cut(&[4; 16]), None);
+        let mut skewed = vec![0; 15];
+        skewed.push(1);
+        assert_eq!(balanced_cut(&skewed), None);
+        assert_eq!(balanced_cut(&[0, 1]), Some(1));
+    }
+}

@@ -1,0 +1,40 @@
+//! A read-only memory map of a file: the only `unsafe` in the I/O layer.
+
+use std::fs::File;
+use std::io;
+use std::ops::Deref;
+
+/// A read-only, shared memory map of the start of a file.
+///
+/// Writes to the file through its descriptor become visible through the
+/// map (the page cache is shared). The engine never shrinks a mapped file,
+/// so reads within the map never fault with SIGBUS.
+#[derive(Debug)]
+pub struct ReadOnlyMap {
+    map: Option<memmap2::Mmap>,
+}
+
+impl ReadOnlyMap {
+    /// Maps the first `len` bytes of `file` read-only.
+    pub fn new(file: &File, len: u64) -> io::Result<Self> {
+        if len == 0 {
+            return Ok(ReadOnlyMap { map: None });
+        }
+        let len = usize::try_from(len).map_err(|_| io::Error::other("map too large"))?;
+        // SAFETY: memmap2 requires that the file is not modified in a way that
+        // invalidates the map while it is alive. The engine only appends to
+        // its files through the descriptor within the mapped (pre-sized)
+        // range, never truncates a file that may be mapped, and documents
+        // that users must not modify the database files from outside.
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(file)? };
+        Ok(ReadOnlyMap { map: Some(map) })
+    }
+}
+
+impl Deref for ReadOnlyMap {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+}

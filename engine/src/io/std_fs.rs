@@ -1,0 +1,93 @@
+//! The real file system.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
+
+/// The operating system's file system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StdFileSystem;
+
+impl FileSystem for StdFileSystem {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        fs::create_dir_all(path)
+    }
+
+    fn list_dir(&self, path: &Path) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(path)? {
+            names.push(entry?.file_name().to_string_lossy().into_owned());
+        }
+        Ok(names)
+    }
+
+    fn open(&self, path: &Path, mode: OpenMode) -> io::Result<Arc<dyn FileHandle>> {
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(true);
+        if mode == OpenMode::CreateNew {
+            opts.create_new(true);
+        }
+        let file = opts.open(path)?;
+        Ok(Arc::new(StdFile {
+            file,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        fs::read(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        File::open(path)?.sync_all()
+    }
+}
+
+/// A file opened through [`StdFileSystem`].
+#[derive(Debug)]
+pub struct StdFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl FileHandle for StdFile {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(buf, offset)
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset)
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.file.set_len(len)
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    fn map_readonly(&self, len: u64) -> io::Result<ReadOnlyMap> {
+        ReadOnlyMap::new(&self.file, len)
+    }
+}

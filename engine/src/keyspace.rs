@@ -1,0 +1,150 @@
+//! Keyspaces: independent ordered key spaces (the compat layer's column
+//! families) that share one log, so a batch across keyspaces is atomic.
+//! Each has its own ALEX index. The list lives in the `MANIFEST` file.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::format::manifest::Manifest;
+use crate::index::AlexIndex;
+use crate::io::FileSystem;
+
+/// Name of the keyspace every database has, with id 0.
+pub const DEFAULT_KEYSPACE: &str = "default";
+/// File name of the manifest.
+pub const MANIFEST_FILE: &str = "MANIFEST";
+const MANIFEST_TMP: &str = "MANIFEST.tmp";
+
+/// Identifies a keyspace within a database. Ids are never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyspaceId(pub u32);
+
+/// One keyspace: its name and its index.
+#[derive(Debug)]
+pub struct Keyspace {
+    id: KeyspaceId,
+    name: String,
+    pub(crate) index: AlexIndex,
+    live_keys: AtomicU64,
+}
+
+impl Keyspace {
+    pub(crate) fn new(id: KeyspaceId, name: String, index: AlexIndex, live_keys: u64) -> Self {
+        Keyspace {
+            id,
+            name,
+            index,
+            live_keys: AtomicU64::new(live_keys),
+        }
+    }
+
+    /// The keyspace's id.
+    pub fn id(&self) -> KeyspaceId {
+        self.id
+    }
+
+    /// The keyspace's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of keys that currently have a value.
+    pub fn live_keys(&self) -> u64 {
+        self.live_keys.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn adjust_live_keys(&self, was_live: bool, is_live: bool) {
+        match (was_live, is_live) {
+            (false, true) => self.live_keys.fetch_add(1, Ordering::Relaxed),
+            (true, false) => self.live_keys.fetch_sub(1, Ordering::Relaxed),
+            _ => 0,
+        };
+    }
+}
+
+/// The immutable list of live keyspaces, published through `arc-swap`.
+#[derive(Debug, Default, Clone)]
+pub struct KeyspaceTable {
+    keyspaces: Vec<Arc<Keyspace>>,
+}
+
+impl KeyspaceTable {
+    /// A table of these keyspaces.
+    pub fn new(mut keyspaces: Vec<Arc<Keyspace>>) -> Self {
+        keyspaces.sort_by_key(|k| k.id());
+        KeyspaceTable { keyspaces }
+    }
+
+    /// The keyspace with this id.
+    pub fn get(&self, id: KeyspaceId) -> Option<&Arc<Keyspace>> {
+        self.keyspaces
+            .binary_search_by_key(&id, |k| k.id())
+            .ok()
+            .map(|i| &self.keyspaces[i])
+    }
+
+    /// The keyspace with this name.
+    pub fn by_name(&self, name: &str) -> Option<&Arc<Keyspace>> {
+        self.keyspaces.iter().find(|k| k.name() == name)
+    }
+
+    /// Every keyspace, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Keyspace>> {
+        self.keyspaces.iter()
+    }
+
+    /// A copy with `ks` added.
+    pub fn with(&self, ks: Arc<Keyspace>) -> Self {
+        let mut all = self.keyspaces.clone();
+        all.push(ks);
+        Self::new(all)
+    }
+
+    /// A copy without keyspace `id`.
+    pub fn without(&self, id: KeyspaceId) -> Self {
+        let all = self
+            .keyspaces
+            .iter()
+            .filter(|k| k.id() != id)
+            .cloned()
+            .collect();
+        Self::new(all)
+    }
+}
+
+/// Checks a keyspace name.
+pub fn validate_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > 1024 {
+        return Err(Error::InvalidArgument(format!(
+            "keyspace name must be 1 to 1024 bytes, got {} bytes",
+            name.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the manifest atomically: temporary file, fsync, rename, fsync dir.
+pub fn write_manifest(fs: &Arc<dyn FileSystem>, dir: &Path, manifest: &Manifest) -> Result<()> {
+    let tmp = dir.join(MANIFEST_TMP);
+    let dst = dir.join(MANIFEST_FILE);
+    let _ = fs.remove_file(&tmp);
+    let file = fs
+        .open(&tmp, crate::io::OpenMode::CreateNew)
+        .map_err(|e| Error::io(&tmp, e))?;
+    let bytes = manifest.encode();
+    file.write_all_at(&bytes, 0)
+        .and_then(|_| file.sync_data())
+        .map_err(|e| Error::io(&tmp, e))?;
+    drop(file);
+    fs.rename(&tmp, &dst).map_err(|e| Error::io(&dst, e))?;
+    fs.sync_dir(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// Reads and decodes the manifest.
+pub fn read_manifest(fs: &Arc<dyn FileSystem>, dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST_FILE);
+    let bytes = fs.read_file(&path).map_err(|e| Error::io(&path, e))?;
+    Manifest::decode(&bytes).map_err(|reason| Error::corruption(&path, 0, reason))
+}

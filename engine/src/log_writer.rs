@@ -1,0 +1,354 @@
+//! The write path: encode a batch as one frame, append it to the active log
+//! segment through the file descriptor, apply it to the indexes, then
+//! publish its last sequence number so readers see the batch all at once.
+//!
+//! Writers are serialized by the writer lock. Sync writers then share
+//! fdatasyncs: each waits on the sync lock, and whoever gets it flushes
+//! everything written so far, so writers that arrive together pay for one
+//! flush (group commit).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crossbeam_epoch as epoch;
+
+use crate::batch::{BatchOp, WriteBatch};
+use crate::error::{Error, Result};
+use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
+use crate::format::record::{self, RecordFields, RecordKind};
+use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
+use crate::index::{KeyResolver, ScanDirection};
+use crate::keyspace::{Keyspace, KeyspaceTable};
+use crate::location::{Location, MAX_SEGMENT_BYTES};
+use crate::read::TableResolver;
+use crate::segment::{Segment, SegmentTable};
+use crate::shared::Shared;
+
+/// Room kept free at the end of a log segment for its seal frame.
+const SEAL_RESERVE: u64 = 64;
+
+/// The writer's state, guarded by the writer lock.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    /// The segment appended to.
+    pub active: Arc<Segment>,
+    /// Sequence number of the next record.
+    pub next_seq: u64,
+    /// Total bytes appended since open; orders writes for group commit.
+    pub ticket: u64,
+    /// The manifest's contents (keyspaces).
+    pub manifest: crate::format::manifest::Manifest,
+    /// Reused encoding buffer.
+    frame: Vec<u8>,
+}
+
+/// Group-commit state: everything up to this ticket is on stable storage.
+#[derive(Debug, Default)]
+pub(crate) struct SyncState {
+    pub synced_ticket: u64,
+}
+
+impl Writer {
+    pub fn new(
+        active: Arc<Segment>,
+        next_seq: u64,
+        manifest: crate::format::manifest::Manifest,
+    ) -> Self {
+        Writer {
+            active,
+            next_seq,
+            ticket: 0,
+            manifest,
+            frame: Vec::new(),
+        }
+    }
+}
+
+/// One record to write, with the keyspace it goes to.
+struct PendingRecord<'b> {
+    ks: Arc<Keyspace>,
+    kind: RecordKind,
+    key: std::borrow::Cow<'b, [u8]>,
+    value: &'b [u8],
+}
+
+/// Writes `batch` atomically; returns the ticket to sync up to.
+pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
+    batch.validate()?;
+    let mut w = shared.lock_writer();
+    shared.check_poison()?;
+    let keyspaces = shared.keyspaces.load();
+    let records = expand(shared, &keyspaces, batch)?;
+    if records.is_empty() {
+        return Ok(w.ticket);
+    }
+    let body_len: usize = records
+        .iter()
+        .map(|r| record::encoded_len(r.key.len(), r.value.len()))
+        .sum();
+    let frame_len = (FRAME_HEADER_BYTES + body_len) as u64;
+    ensure_room(shared, &mut w, frame_len)?;
+    let locations = encode(shared, &mut w, &records)?;
+    append_frame(shared, &mut w, records.len())?;
+    apply(shared, &records, &locations);
+    let last_seq = w.next_seq - 1;
+    shared.visible_seq.store(last_seq, Ordering::Release);
+    Ok(w.ticket)
+}
+
+/// Turns batch operations into records; range deletes become one delete per
+/// key that currently has a value in the range.
+fn expand<'b>(
+    shared: &Shared,
+    keyspaces: &KeyspaceTable,
+    batch: &'b WriteBatch,
+) -> Result<Vec<PendingRecord<'b>>> {
+    let mut out = Vec::with_capacity(batch.len());
+    for op in batch.ops() {
+        let (id, kind, key, value): (_, _, &[u8], &[u8]) = match op {
+            BatchOp::Put {
+                keyspace,
+                key,
+                value,
+            } => (keyspace, RecordKind::Put, key, value),
+            BatchOp::Delete { keyspace, key } => (keyspace, RecordKind::Delete, key, &[]),
+            BatchOp::DeleteRange {
+                keyspace,
+                start,
+                end,
+            } => {
+                let ks = lookup(keyspaces, *keyspace)?;
+                for key in live_keys_in(shared, &ks, start, end) {
+                    out.push(PendingRecord {
+                        ks: ks.clone(),
+                        kind: RecordKind::Delete,
+                        key: key.into(),
+                        value: &[],
+                    });
+                }
+                continue;
+            }
+        };
+        out.push(PendingRecord {
+            ks: lookup(keyspaces, *id)?,
+            kind,
+            key: key.into(),
+            value,
+        });
+    }
+    Ok(out)
+}
+
+fn lookup(keyspaces: &KeyspaceTable, id: crate::KeyspaceId) -> Result<Arc<Keyspace>> {
+    keyspaces.get(id).cloned().ok_or_else(|| {
+        Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
+    })
+}
+
+/// Keys in `[start, end)` whose newest version is a put. Runs under the
+/// writer lock, so the index cannot change underneath.
+fn live_keys_in(shared: &Shared, ks: &Keyspace, start: &[u8], end: &[u8]) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    if start >= end {
+        return keys;
+    }
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
+    let mut from = std::ops::Bound::Included(start.to_vec());
+    loop {
+        let guard = epoch::pin();
+        let mut payloads = Vec::new();
+        let bound = match &from {
+            std::ops::Bound::Included(k) => std::ops::Bound::Included(k.as_slice()),
+            std::ops::Bound::Excluded(k) => std::ops::Bound::Excluded(k.as_slice()),
+            std::ops::Bound::Unbounded => std::ops::Bound::Unbounded,
+        };
+        ks.index.collect(
+            bound,
+            ScanDirection::Forward,
+            256,
+            &resolver,
+            &guard,
+            &mut payloads,
+        );
+        for &p in &payloads {
+            let key = resolver.key(p);
+            if key >= end {
+                return keys;
+            }
+            if !Location(p).is_tombstone() {
+                keys.push(key.to_vec());
+            }
+        }
+        match payloads.last() {
+            Some(&p) if payloads.len() == 256 => {
+                from = std::ops::Bound::Excluded(resolver.key(p).to_vec())
+            }
+            _ => return keys,
+        }
+    }
+}
+
+/// Seals the active segment and starts a new one if `frame_len` does not fit.
+fn ensure_room(shared: &Shared, w: &mut Writer, frame_len: u64) -> Result<()> {
+    let written = w.active.written();
+    if written + frame_len + SEAL_RESERVE <= w.active.capacity() {
+        return Ok(());
+    }
+    let needed = SEGMENT_HEADER_BYTES as u64 + frame_len + SEAL_RESERVE;
+    if needed >= MAX_SEGMENT_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "a batch of {frame_len} bytes cannot fit in one segment"
+        )));
+    }
+    rotate(shared, w, needed.max(shared.options.segment_bytes))
+}
+
+/// Seals the active log segment (seal frame, fdatasync) and creates the next
+/// one. Any failure poisons the handle.
+pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<()> {
+    seal(&w.active, &SealBody::default()).map_err(|e| shared.poison_with(e))?;
+    let header = SegmentHeader {
+        kind: SegmentKind::Log,
+        id: shared.next_segment_id.fetch_add(1, Ordering::SeqCst),
+        seq_floor: w.next_seq,
+    };
+    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity)
+        .and_then(|s| {
+            shared
+                .fs
+                .sync_dir(&shared.dir)
+                .map_err(|e| Error::io(&shared.dir, e))?;
+            Ok(s)
+        })
+        .map_err(|e| shared.poison_with(e))?;
+    let segment = Arc::new(segment);
+    let table: SegmentTable = shared.segments.load().with(segment.clone());
+    shared.segments.store(Arc::new(table));
+    w.active = segment;
+    shared.request_compaction();
+    Ok(())
+}
+
+/// Writes a seal frame at the end of `segment` and flushes it.
+pub(crate) fn seal(segment: &Segment, body: &SealBody) -> Result<()> {
+    let bytes = body.encode();
+    let header = FrameHeader::for_body(FrameKind::Seal, &bytes, 0);
+    let mut frame = header.encode().to_vec();
+    frame.extend_from_slice(&bytes);
+    let at = segment.written();
+    segment
+        .write_at(&frame, at)
+        .and_then(|_| segment.sync())
+        .map_err(|e| Error::io(segment.path(), e))?;
+    segment.set_written(at + frame.len() as u64);
+    Ok(())
+}
+
+/// Encodes the records into the writer's frame buffer (after room for the
+/// frame header) and returns each record's location.
+fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Location>> {
+    let segment_id = w.active.id();
+    let frame_start = w.active.written();
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
+    let guard = epoch::pin();
+    let mut same_batch: HashMap<(u32, &[u8]), Location> = HashMap::new();
+    let mut frame = std::mem::take(&mut w.frame);
+    frame.clear();
+    frame.resize(FRAME_HEADER_BYTES, 0);
+    let mut locations = Vec::with_capacity(records.len());
+    for r in records {
+        let key: &[u8] = &r.key;
+        let prev = match same_batch.get(&(r.ks.id().0, key)) {
+            Some(loc) => *loc,
+            None => {
+                r.ks.index
+                    .get(key, &resolver, &guard)
+                    .map_or(Location::NONE, Location)
+            }
+        };
+        let offset = frame_start + frame.len() as u64;
+        let loc = Location::new(segment_id, offset, r.kind == RecordKind::Delete);
+        let seq = w.next_seq;
+        w.next_seq += 1;
+        record::encode_into(
+            &RecordFields {
+                kind: r.kind,
+                keyspace: r.ks.id().0,
+                seq,
+                prev,
+                key,
+                value: r.value,
+            },
+            &mut frame,
+        );
+        if records.len() > 1 {
+            same_batch.insert((r.ks.id().0, key), loc);
+        }
+        locations.push(loc);
+    }
+    w.frame = frame;
+    Ok(locations)
+}
+
+/// Fills in the frame header and appends the frame to the active segment.
+fn append_frame(shared: &Shared, w: &mut Writer, count: usize) -> Result<()> {
+    let count = u32::try_from(count)
+        .map_err(|_| Error::InvalidArgument("batch has too many operations".into()))?;
+    let header = FrameHeader::for_body(FrameKind::Batch, &w.frame[FRAME_HEADER_BYTES..], count);
+    w.frame[..FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
+    let at = w.active.written();
+    if let Err(e) = w.active.write_at(&w.frame, at) {
+        return Err(shared.poison_with(Error::io(w.active.path(), e)));
+    }
+    let first_seq = w.next_seq - u64::from(count);
+    w.active.note_seq(first_seq);
+    w.active.set_written(at + w.frame.len() as u64);
+    w.ticket += w.frame.len() as u64;
+    Ok(())
+}
+
+/// Points the indexes at the new records and accounts the versions they
+/// replace as dead bytes.
+fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
+    for (r, loc) in records.iter().zip(locations) {
+        let old = r.ks.index.upsert(&r.key, loc.0, &resolver).map(Location);
+        let was_live = old.is_some_and(|o| !o.is_tombstone());
+        r.ks.adjust_live_keys(was_live, r.kind == RecordKind::Put);
+        if let Some(old) = old {
+            account_dead(&table, old);
+        }
+    }
+}
+
+/// Adds the size of the record at `loc` to its segment's dead bytes.
+pub(crate) fn account_dead(table: &SegmentTable, loc: Location) {
+    if let Some(segment) = table.get(loc.segment())
+        && let Ok(record) = segment.record_at(loc.offset(), false)
+    {
+        segment.add_dead(record.encoded_len as u64);
+    }
+}
+
+/// Blocks until everything up to `ticket` is on stable storage, sharing the
+/// flush with every writer waiting at the same time.
+pub(crate) fn sync_up_to(shared: &Shared, ticket: u64) -> Result<()> {
+    let mut state = shared.sync.lock().unwrap_or_else(|e| e.into_inner());
+    if state.synced_ticket >= ticket {
+        return Ok(());
+    }
+    shared.check_poison()?;
+    let (latest, active) = {
+        let w = shared.lock_writer();
+        (w.ticket, w.active.clone())
+    };
+    if let Err(e) = active.sync() {
+        return Err(shared.poison_with(Error::io(active.path(), e)));
+    }
+    state.synced_ticket = latest;
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! Options for opening a database and for writes, with their defaults.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::io::{FileSystem, StdFileSystem};
+
+/// Largest key accepted, in bytes (1 MiB).
+pub const MAX_KEY_BYTES: usize = 1 << 20;
+/// Largest value accepted, in bytes (1 GiB).
+pub const MAX_VALUE_BYTES: usize = 1 << 30;
+/// Largest encoded write batch accepted, in bytes (2 GiB).
+pub const MAX_BATCH_BYTES: usize = 1 << 31;
+
+/// How to open a database.
+#[derive(Clone)]
+pub struct Options {
+    /// Create the directory and an empty database if none exists. Default: `true`.
+    pub create_if_missing: bool,
+    /// Fail if a database already exists. Default: `false`.
+    pub error_if_exists: bool,
+    /// Size at which the active segment is sealed and a new one started.
+    /// Default: 32 MiB. A single batch larger than this gets a segment of
+    /// its own, sized to fit.
+    pub segment_bytes: u64,
+    /// A sealed segment whose dead bytes exceed this fraction of its size is
+    /// rewritten by compaction. Default: `0.5`.
+    pub compaction_dead_ratio: f64,
+    /// Run compaction on a background thread whenever a segment is sealed.
+    /// Default: `true`. With `false`, only [`crate::Db::compact`] compacts.
+    pub background_compaction: bool,
+    /// Verify each record's checksum when it is read. Default: `true`.
+    pub verify_checksums: bool,
+    /// The file system seam all file I/O goes through. Default: the real one.
+    pub file_system: Arc<dyn FileSystem>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            create_if_missing: true,
+            error_if_exists: false,
+            segment_bytes: 32 << 20,
+            compaction_dead_ratio: 0.5,
+            background_compaction: true,
+            verify_checksums: true,
+            file_system: Arc::new(StdFileSystem),
+        }
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("create_if_missing", &self.create_if_missing)
+            .field("error_if_exists", &self.error_if_exists)
+            .field("segment_bytes", &self.segment_bytes)
+            .field("compaction_dead_ratio", &self.compaction_dead_ratio)
+            .field("background_compaction", &self.background_compaction)
+            .field("verify_checksums", &self.verify_checksums)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to perform one write.
+///
+/// Durability: every acknowledged write survives a process crash (it is in
+/// the operating system's page cache before the call returns). With
+/// `sync = true` the write is also flushed to stable storage (`fdatasync`)
+/// before returning, so it survives a power loss or OS crash; writers that
+/// sync at the same time share one flush (group commit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Flush to stable storage before acknowledging. Default: `false`.
+    pub sync: bool,
+}
+
+impl WriteOptions {
+    /// Options for a write that is flushed to stable storage before returning.
+    pub fn synced() -> Self {
+        WriteOptions { sync: true }
+    }
+}

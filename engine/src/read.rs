@@ -1,0 +1,185 @@
+//! The read path: find a key's newest version in the index, then walk its
+//! version chain in the log to the version a snapshot can see.
+//!
+//! Readers take no lock. They pin an epoch for the index traversal and load
+//! the segment table through `arc-swap`. If a location names a segment the
+//! loaded table no longer (or not yet) has, compaction moved things under
+//! the reader: it reloads and starts over.
+
+use std::cell::Cell;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crossbeam_epoch as epoch;
+
+use crate::error::{Error, Result};
+use crate::format::record::{RecordKind, RecordView};
+use crate::index::KeyResolver;
+use crate::keyspace::Keyspace;
+use crate::location::Location;
+use crate::mvcc::Relocations;
+use crate::segment::{Segment, SegmentTable};
+use crate::shared::Shared;
+
+/// How many times a read restarts after racing compaction before it gives up.
+const MAX_RESTARTS: usize = 1000;
+
+/// A value read in place from a mapped segment: derefs to the bytes without
+/// copying. It keeps its segment mapped (even if compaction replaces it)
+/// until dropped.
+#[derive(Clone, Debug)]
+pub struct ValueRef {
+    segment: Arc<Segment>,
+    start: usize,
+    len: usize,
+}
+
+impl ValueRef {
+    fn new(segment: &Arc<Segment>, value: &[u8]) -> Self {
+        let start = value.as_ptr() as usize - segment.bytes().as_ptr() as usize;
+        ValueRef {
+            segment: segment.clone(),
+            start,
+            len: value.len(),
+        }
+    }
+}
+
+impl Deref for ValueRef {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.segment.bytes()[self.start..self.start + self.len]
+    }
+}
+
+impl AsRef<[u8]> for ValueRef {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+/// Resolves index payloads to keys through one loaded segment table,
+/// remembering whether any location was missing from it.
+pub(crate) struct TableResolver<'t> {
+    table: &'t SegmentTable,
+    missed: Cell<bool>,
+}
+
+impl<'t> TableResolver<'t> {
+    pub fn new(table: &'t SegmentTable) -> Self {
+        TableResolver {
+            table,
+            missed: Cell::new(false),
+        }
+    }
+
+    /// Whether some payload could not be resolved (the caller must retry).
+    pub fn missed(&self) -> bool {
+        self.missed.get()
+    }
+}
+
+impl KeyResolver for TableResolver<'_> {
+    fn key(&self, payload: u64) -> &[u8] {
+        let loc = Location(payload);
+        let found = self
+            .table
+            .get(loc.segment())
+            .and_then(|s| s.record_at(loc.offset(), false).ok());
+        match found {
+            Some(record) => record.key,
+            None => {
+                self.missed.set(true);
+                &[]
+            }
+        }
+    }
+}
+
+/// What a chain walk found.
+pub(crate) enum Version<'t> {
+    /// The visible version is a put, stored in this segment.
+    Put(&'t Arc<Segment>, RecordView<'t>),
+    /// The key has no visible value (deleted, or not yet written at the
+    /// snapshot).
+    Absent,
+    /// A location was missing from the table: reload and retry.
+    Retry,
+}
+
+/// Walks the chain starting at `head` to the newest version with sequence
+/// number ≤ `seq`. `expect_key`, if given, must equal the head's key
+/// (the index returns candidates that the caller confirms).
+pub(crate) fn visible_version<'t>(
+    table: &'t SegmentTable,
+    relocations: &Relocations,
+    mut loc: Location,
+    expect_key: Option<&[u8]>,
+    seq: u64,
+    verify: bool,
+) -> Result<Version<'t>> {
+    let mut first = true;
+    loop {
+        let segment = match table.get(loc.segment()) {
+            Some(s) => s,
+            None => match relocations.get(loc) {
+                Some(moved) if moved.is_none() => return Ok(Version::Absent),
+                Some(moved) => {
+                    loc = moved;
+                    continue;
+                }
+                None => return Ok(Version::Retry),
+            },
+        };
+        let record = segment.record_at(loc.offset(), verify)?;
+        if first && expect_key.is_some_and(|k| k != record.key) {
+            return Ok(Version::Absent);
+        }
+        first = false;
+        if record.seq <= seq {
+            return Ok(match record.kind {
+                RecordKind::Put => Version::Put(segment, record),
+                RecordKind::Delete => Version::Absent,
+            });
+        }
+        if record.prev.is_none() {
+            return Ok(Version::Absent);
+        }
+        loc = record.prev;
+    }
+}
+
+/// Reads `key` in `ks` as of sequence number `seq`, or (with `None`) as of
+/// the latest visible sequence number, re-read on every restart.
+pub(crate) fn get_at(
+    shared: &Shared,
+    ks: &Keyspace,
+    key: &[u8],
+    seq: Option<u64>,
+) -> Result<Option<ValueRef>> {
+    let verify = shared.options.verify_checksums;
+    for _ in 0..MAX_RESTARTS {
+        let seq = seq.unwrap_or_else(|| shared.visible());
+        let guard = epoch::pin();
+        let table = shared.segments.load();
+        let resolver = TableResolver::new(&table);
+        let candidate = ks.index.get_candidate(key, &resolver, &guard);
+        if resolver.missed() {
+            continue;
+        }
+        let Some(head) = candidate else {
+            return Ok(None);
+        };
+        let relocations = shared.relocations.load();
+        match visible_version(&table, &relocations, Location(head), Some(key), seq, verify)? {
+            Version::Put(segment, record) => return Ok(Some(ValueRef::new(segment, record.value))),
+            Version::Absent => return Ok(None),
+            Version::Retry => continue,
+        }
+    }
+    Err(Error::InvalidArgument(format!(
+        "read of keyspace {:?} kept racing compaction; was the keyspace dropped?",
+        ks.name()
+    )))
+}

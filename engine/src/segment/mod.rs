@@ -1,0 +1,251 @@
+//! Segment files: append-only, pre-sized, memory-mapped read-only.
+//!
+//! A segment is created at its full capacity (a sparse file), mapped once,
+//! and appended to through its file descriptor; readers see appended bytes
+//! through the shared map, so the map never has to be remapped and the file
+//! is never shrunk while mapped. When full, a log segment is sealed with a
+//! seal frame and a new one is started.
+
+pub mod scan;
+pub mod table;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::format::record::RecordView;
+use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
+use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
+
+pub use table::SegmentTable;
+
+/// File name of segment `id`.
+pub fn file_name(id: u32) -> String {
+    format!("{id:010}.seg")
+}
+
+/// Parses a segment file name back into its id.
+pub fn parse_file_name(name: &str) -> Option<u32> {
+    let stem = name.strip_suffix(".seg")?;
+    if stem.len() != 10 || !stem.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    stem.parse().ok()
+}
+
+/// One segment file and its read-only map.
+#[derive(Debug)]
+pub struct Segment {
+    header: SegmentHeader,
+    path: PathBuf,
+    file: Arc<dyn FileHandle>,
+    fs: Arc<dyn FileSystem>,
+    map: ReadOnlyMap,
+    /// End of the bytes written so far (the next frame goes here).
+    written: AtomicU64,
+    /// Bytes of records no longer reachable by any reader.
+    dead_bytes: AtomicU64,
+    /// Smallest sequence number of any record in the segment.
+    min_seq: AtomicU64,
+    /// Set when compaction has replaced this segment: the file is removed
+    /// when the last reference to it is dropped.
+    obsolete: AtomicBool,
+}
+
+impl Segment {
+    /// Creates a new, empty segment file of `capacity` bytes and maps it.
+    pub fn create(
+        fs: &Arc<dyn FileSystem>,
+        dir: &Path,
+        header: SegmentHeader,
+        capacity: u64,
+    ) -> Result<Segment> {
+        let path = dir.join(file_name(header.id));
+        let file = fs
+            .open(&path, OpenMode::CreateNew)
+            .map_err(|e| Error::io(&path, e))?;
+        let setup = || -> io::Result<ReadOnlyMap> {
+            file.write_all_at(&header.encode(), 0)?;
+            file.set_len(capacity)?;
+            file.sync_data()?;
+            file.map_readonly(capacity)
+        };
+        let map = setup().map_err(|e| Error::io(&path, e))?;
+        Ok(Self::from_parts(
+            header,
+            path,
+            file,
+            fs.clone(),
+            map,
+            SEGMENT_HEADER_BYTES as u64,
+        ))
+    }
+
+    /// Maps an existing segment whose valid data ends at `written`.
+    pub(crate) fn from_open_file(
+        fs: &Arc<dyn FileSystem>,
+        header: SegmentHeader,
+        file: Arc<dyn FileHandle>,
+        written: u64,
+    ) -> Result<Segment> {
+        let path = file.path().to_path_buf();
+        let len = file.len().map_err(|e| Error::io(&path, e))?;
+        let map = file.map_readonly(len).map_err(|e| Error::io(&path, e))?;
+        Ok(Self::from_parts(
+            header,
+            path,
+            file,
+            fs.clone(),
+            map,
+            written,
+        ))
+    }
+
+    fn from_parts(
+        header: SegmentHeader,
+        path: PathBuf,
+        file: Arc<dyn FileHandle>,
+        fs: Arc<dyn FileSystem>,
+        map: ReadOnlyMap,
+        written: u64,
+    ) -> Segment {
+        Segment {
+            header,
+            path,
+            file,
+            fs,
+            map,
+            written: AtomicU64::new(written),
+            dead_bytes: AtomicU64::new(0),
+            min_seq: AtomicU64::new(u64::MAX),
+            obsolete: AtomicBool::new(false),
+        }
+    }
+
+    /// The segment id.
+    pub fn id(&self) -> u32 {
+        self.header.id
+    }
+
+    /// Log segment or compaction output.
+    pub fn kind(&self) -> SegmentKind {
+        self.header.kind
+    }
+
+    /// The segment's header.
+    pub fn header(&self) -> SegmentHeader {
+        self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Size of the map (the file's capacity).
+    pub fn capacity(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Every mapped byte, including the unwritten (zero) tail.
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// End of the written data.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_written(&self, end: u64) {
+        self.written.store(end, Ordering::Release);
+    }
+
+    /// Bytes of records that no reader can reach any more.
+    pub fn dead_bytes(&self) -> u64 {
+        self.dead_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Records `n` more bytes as dead.
+    pub(crate) fn add_dead(&self, n: u64) {
+        self.dead_bytes.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Smallest sequence number stored in the segment (`u64::MAX` if none).
+    pub fn min_seq(&self) -> u64 {
+        self.min_seq.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn note_seq(&self, seq: u64) {
+        self.min_seq.fetch_min(seq, Ordering::Relaxed);
+    }
+
+    /// Bytes of data (records and frames) written after the header.
+    pub fn data_bytes(&self) -> u64 {
+        self.written().saturating_sub(SEGMENT_HEADER_BYTES as u64)
+    }
+
+    /// Parses the record at `offset`, checking bounds and (optionally) its
+    /// checksum. Damage is a [`Error::Corruption`] naming this file.
+    pub fn record_at(&self, offset: u64, verify: bool) -> Result<RecordView<'_>> {
+        let end = self.written().min(self.capacity());
+        let bytes = usize::try_from(offset)
+            .ok()
+            .filter(|_| offset < end)
+            .and_then(|o| self.map.get(o..end as usize))
+            .ok_or_else(|| {
+                Error::corruption(&self.path, offset, "record offset past the end of the data")
+            })?;
+        let record =
+            RecordView::parse(bytes).map_err(|r| Error::corruption(&self.path, offset, r))?;
+        if verify && !record.checksum_ok() {
+            return Err(Error::corruption(
+                &self.path,
+                offset,
+                "record checksum mismatch",
+            ));
+        }
+        Ok(record)
+    }
+
+    /// Appends `bytes` at `offset` through the file descriptor.
+    pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(bytes, offset)
+    }
+
+    /// Flushes the segment's data to stable storage.
+    pub(crate) fn sync(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    /// Marks the segment as replaced: its file is removed once the last
+    /// reference (a reader, a snapshot's value guard) lets go of it.
+    pub(crate) fn mark_obsolete(&self) {
+        self.obsolete.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        if self.obsolete.load(Ordering::Acquire) {
+            // A failure leaves a file that the next open removes, because the
+            // compaction output that replaced it lists it in its seal.
+            let _ = self.fs.remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_round_trip() {
+        assert_eq!(file_name(12), "0000000012.seg");
+        assert_eq!(parse_file_name("0000000012.seg"), Some(12));
+        assert_eq!(parse_file_name("12.seg"), None);
+        assert_eq!(parse_file_name("MANIFEST"), None);
+    }
+}

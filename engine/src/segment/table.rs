@@ -1,0 +1,61 @@
+//! The set of live segments, published as an immutable value through
+//! `arc-swap`: readers load it without locking; writers publish a new one.
+
+use std::sync::Arc;
+
+use super::Segment;
+
+/// An immutable, id-sorted list of live segments.
+#[derive(Debug, Default, Clone)]
+pub struct SegmentTable {
+    segments: Vec<Arc<Segment>>,
+}
+
+impl SegmentTable {
+    /// A table of the given segments (sorted here by id).
+    pub fn new(mut segments: Vec<Arc<Segment>>) -> Self {
+        segments.sort_by_key(|s| s.id());
+        SegmentTable { segments }
+    }
+
+    /// The segment with this id, if it is live.
+    pub fn get(&self, id: u32) -> Option<&Arc<Segment>> {
+        self.segments
+            .binary_search_by_key(&id, |s| s.id())
+            .ok()
+            .map(|i| &self.segments[i])
+    }
+
+    /// Every live segment, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Segment>> {
+        self.segments.iter()
+    }
+
+    /// Number of live segments.
+    pub fn len(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Whether there are no segments.
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// A copy of this table with `segment` added.
+    pub fn with(&self, segment: Arc<Segment>) -> Self {
+        let mut segments = self.segments.clone();
+        segments.push(segment);
+        Self::new(segments)
+    }
+
+    /// A copy of this table without the segments whose ids are listed.
+    pub fn without(&self, ids: &[u32]) -> Self {
+        let segments = self
+            .segments
+            .iter()
+            .filter(|s| !ids.contains(&s.id()))
+            .cloned()
+            .collect();
+        SegmentTable { segments }
+    }
+}

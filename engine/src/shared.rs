@@ -1,0 +1,96 @@
+//! The state one open database shares between its handle, its snapshots,
+//! its iterators and its compaction thread.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+
+use arc_swap::ArcSwap;
+
+use crate::error::{Error, Result};
+use crate::io::FileSystem;
+use crate::keyspace::KeyspaceTable;
+use crate::log_writer::{SyncState, Writer};
+use crate::mvcc::{Relocations, SnapshotRegistry};
+use crate::options::Options;
+use crate::segment::SegmentTable;
+
+/// Everything an open database shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub dir: PathBuf,
+    pub options: Options,
+    pub fs: Arc<dyn FileSystem>,
+    /// Live segments; readers load, writers publish.
+    pub segments: ArcSwap<SegmentTable>,
+    /// Live keyspaces; readers load, writers publish.
+    pub keyspaces: ArcSwap<KeyspaceTable>,
+    /// Old versions moved by compaction that snapshots may still need.
+    pub relocations: ArcSwap<Relocations>,
+    /// Highest sequence number whose batch is fully applied.
+    pub visible_seq: AtomicU64,
+    /// Next segment id to hand out (log and compaction share the space).
+    pub next_segment_id: AtomicU32,
+    /// Serializes writers.
+    pub writer: Mutex<Writer>,
+    /// Group commit state; never locked while `writer` is held.
+    pub sync: Mutex<SyncState>,
+    /// Set once a write or fsync fails; writes are refused from then on.
+    pub poison: OnceLock<String>,
+    pub snapshots: SnapshotRegistry,
+    /// One compaction at a time.
+    pub compaction_lock: Mutex<()>,
+    pub compaction_signal: (Mutex<CompactionRequest>, Condvar),
+    pub counters: Counters,
+    /// The exclusive lock on the directory, held while the database is open.
+    pub _lock_file: File,
+}
+
+/// What the compaction thread has been asked to do.
+#[derive(Debug, Default)]
+pub(crate) struct CompactionRequest {
+    pub pending: bool,
+    pub shutdown: bool,
+}
+
+/// Counters exposed through [`crate::Stats`].
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub compactions: AtomicU64,
+    pub bytes_reclaimed: AtomicU64,
+    pub compaction_errors: AtomicU64,
+}
+
+impl Shared {
+    /// Fails if an earlier I/O error poisoned the handle.
+    pub fn check_poison(&self) -> Result<()> {
+        match self.poison.get() {
+            Some(why) => Err(Error::Poisoned(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Poisons the handle with `err` and returns it.
+    pub fn poison_with(&self, err: Error) -> Error {
+        let _ = self.poison.set(err.to_string());
+        err
+    }
+
+    /// Locks the writer, surviving a panicked holder.
+    pub fn lock_writer(&self) -> MutexGuard<'_, Writer> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Asks the compaction thread to look for work.
+    pub fn request_compaction(&self) {
+        let (lock, cvar) = &self.compaction_signal;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).pending = true;
+        cvar.notify_one();
+    }
+
+    /// The visible sequence number.
+    pub fn visible(&self) -> u64 {
+        self.visible_seq.load(Ordering::Acquire)
+    }
+}

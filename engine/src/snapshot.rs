@@ -1,0 +1,88 @@
+//! Snapshots: a consistent, frozen view of the whole database.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::iter::{Cursor, KeyRange};
+use crate::keyspace::{Keyspace, KeyspaceId};
+use crate::read::{self, ValueRef};
+use crate::shared::Shared;
+
+/// A registration in the snapshot registry, released on drop. Holds an
+/// `Arc` of the database (never an epoch guard), so it may live as long as
+/// the caller likes; compaction keeps the versions it can see.
+#[derive(Debug)]
+pub struct SnapshotGuard {
+    shared: Arc<Shared>,
+    seq: u64,
+}
+
+impl SnapshotGuard {
+    pub(crate) fn register(shared: &Arc<Shared>) -> Self {
+        let seq = shared.snapshots.register(&shared.visible_seq);
+        SnapshotGuard {
+            shared: shared.clone(),
+            seq,
+        }
+    }
+
+    /// The sequence number the view is frozen at.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+}
+
+impl Drop for SnapshotGuard {
+    fn drop(&mut self) {
+        self.shared.snapshots.release(self.seq);
+    }
+}
+
+/// A frozen view of every keyspace at one sequence number: reads through
+/// it see exactly the state when it was taken, whatever is written, deleted
+/// or compacted afterwards. Owned and `Send + Sync`.
+#[derive(Debug)]
+pub struct Snapshot {
+    guard: Arc<SnapshotGuard>,
+}
+
+impl Snapshot {
+    pub(crate) fn new(shared: &Arc<Shared>) -> Self {
+        Snapshot {
+            guard: Arc::new(SnapshotGuard::register(shared)),
+        }
+    }
+
+    /// The sequence number the view is frozen at.
+    pub fn seq(&self) -> u64 {
+        self.guard.seq
+    }
+
+    /// Reads `key` from `keyspace` as of the snapshot, without copying.
+    pub fn get(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<ValueRef>> {
+        let ks = keyspace_of(&self.guard.shared, keyspace)?;
+        read::get_at(&self.guard.shared, &ks, key, Some(self.guard.seq))
+    }
+
+    /// A cursor over `keyspace` within `range`, as of the snapshot.
+    pub fn cursor(&self, keyspace: KeyspaceId, range: KeyRange) -> Result<Cursor> {
+        let ks = keyspace_of(&self.guard.shared, keyspace)?;
+        let guard = SnapshotGuard {
+            shared: self.guard.shared.clone(),
+            seq: self.guard.seq,
+        };
+        self.guard.shared.snapshots.register_at(self.guard.seq);
+        Ok(Cursor::new(guard, ks, range))
+    }
+}
+
+/// Finds a live keyspace by id.
+pub(crate) fn keyspace_of(shared: &Shared, id: KeyspaceId) -> Result<Arc<Keyspace>> {
+    shared.keyspaces.load().get(id).cloned().ok_or_else(|| {
+        Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
+    })
+}

@@ -1,0 +1,41 @@
+//! Counters a user can read.
+
+use std::time::Duration;
+
+/// A point-in-time reading of the database's counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Keys with a value, over all keyspaces.
+    pub live_keys: u64,
+    /// Index entries, including deleted keys whose tombstones are still kept.
+    pub index_entries: u64,
+    /// Heap bytes held by the indexes.
+    pub index_bytes: u64,
+    /// Bytes of records in segments (live and dead).
+    pub data_bytes: u64,
+    /// Bytes of records no reader can reach any more.
+    pub dead_bytes: u64,
+    /// Live segment files.
+    pub segments: u64,
+    /// Compactions run since open.
+    pub compactions: u64,
+    /// Bytes freed by compaction since open.
+    pub bytes_reclaimed: u64,
+    /// Compaction passes that failed since open.
+    pub compaction_errors: u64,
+    /// Open snapshots (iterators included).
+    pub snapshots_open: u64,
+    /// Age of the oldest open snapshot.
+    pub oldest_snapshot_age: Option<Duration>,
+    /// Old versions kept in new places for open snapshots.
+    pub relocated_versions: u64,
+    /// The last sequence number made visible.
+    pub latest_sequence: u64,
+}
+
+impl Stats {
+    /// Bytes of records that are still reachable.
+    pub fn live_bytes(&self) -> u64 {
+        self.data_bytes.saturating_sub(self.dead_bytes)
+    }
+}

@@ -1,0 +1,176 @@
+//! Compaction reclaims space online, keeps every version a live snapshot can
+//! see, reclaims those versions once the snapshot is gone, and frees a
+//! dropped keyspace's space.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use alexdb_engine::{Db, Options, WriteBatch, WriteOptions};
+
+fn options() -> Options {
+    Options {
+        segment_bytes: 1 << 20,
+        compaction_dead_ratio: 0.4,
+        ..Options::default()
+    }
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key:{i:08}").into_bytes()
+}
+
+fn value(i: u32, round: u32) -> Vec<u8> {
+    let mut v = format!("{round}:{i}").into_bytes();
+    v.resize(100, b'.');
+    v
+}
+
+fn write_round(db: &Db, keys: u32, round: u32) {
+    let ks = db.keyspace("default").unwrap();
+    for chunk in (0..keys).collect::<Vec<_>>().chunks(1000) {
+        let mut b = WriteBatch::new();
+        for &i in chunk {
+            b.put(ks, &key(i), &value(i, round));
+        }
+        db.write(&b, &WriteOptions::default()).unwrap();
+    }
+}
+
+#[test]
+fn overwriting_five_times_settles_near_the_live_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let keys = 100_000;
+    for round in 0..5 {
+        write_round(&db, keys, round);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let live = db.stats().live_bytes();
+        let disk = common::disk_bytes(dir.path());
+        if disk as f64 <= 1.5 * live as f64 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "disk {disk} stayed above 1.5x live {live}: {:?}",
+            db.stats()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(db.stats().compactions > 0);
+    let ks = db.keyspace("default").unwrap();
+    for i in (0..keys).step_by(997) {
+        assert_eq!(db.get_copied(ks, &key(i)).unwrap(), Some(value(i, 4)));
+    }
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(db.live_keys(ks).unwrap(), u64::from(keys));
+    db.verify().unwrap();
+}
+
+#[test]
+fn long_lived_snapshot_keeps_its_versions_and_only_those() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        background_compaction: false,
+        ..options()
+    };
+    let db = Db::open(dir.path(), opts).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    write_round(&db, 2000, 0);
+    let snap = db.snapshot();
+    for round in 1..30 {
+        write_round(&db, 2000, round);
+    }
+    db.compact().unwrap();
+    let with_snapshot = db.stats();
+    // Per key: one moved copy of the version the snapshot sees, and one
+    // splice over the 28 dropped versions between it and the head.
+    assert!(
+        with_snapshot.relocated_versions <= 2 * 2000,
+        "relocation entries must not grow with the number of overwrites: {with_snapshot:?}"
+    );
+    assert!(
+        with_snapshot.data_bytes < 8 * 2000 * 150,
+        "old versions were not reclaimed: {with_snapshot:?}"
+    );
+    for i in (0..2000).step_by(17) {
+        assert_eq!(
+            snap.get(ks, &key(i)).unwrap().map(|v| v.to_vec()),
+            Some(value(i, 0))
+        );
+        assert_eq!(db.get_copied(ks, &key(i)).unwrap(), Some(value(i, 29)));
+    }
+    drop(snap);
+    db.compact().unwrap();
+    let after = db.stats();
+    assert_eq!(after.relocated_versions, 0, "{after:?}");
+    assert!(
+        after.data_bytes < with_snapshot.data_bytes,
+        "{after:?} vs {with_snapshot:?}"
+    );
+    assert_eq!(after.snapshots_open, 0);
+}
+
+#[test]
+fn dropping_a_keyspace_frees_its_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(
+        dir.path(),
+        Options {
+            background_compaction: false,
+            ..options()
+        },
+    )
+    .unwrap();
+    let temp = db.create_keyspace("temp").unwrap();
+    let keep = db.keyspace("default").unwrap();
+    for i in 0..20_000u32 {
+        db.put(temp, &key(i), &value(i, 0), &WriteOptions::default())
+            .unwrap();
+    }
+    db.put(keep, b"kept", b"yes", &WriteOptions::default())
+        .unwrap();
+    let before = db.stats().data_bytes;
+    db.drop_keyspace("temp").unwrap();
+    db.compact().unwrap();
+    let after = db.stats().data_bytes;
+    assert!(after < before / 10, "before {before}, after {after}");
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(db.keyspace_names(), vec!["default".to_string()]);
+    assert_eq!(
+        db.get_copied(keep, b"kept").unwrap().as_deref(),
+        Some(&b"yes"[..])
+    );
+}
+
+#[test]
+fn deleted_keys_stay_deleted_after_compaction_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(
+        dir.path(),
+        Options {
+            background_compaction: false,
+            ..options()
+        },
+    )
+    .unwrap();
+    let ks = db.keyspace("default").unwrap();
+    write_round(&db, 5000, 0);
+    for i in (0..5000).step_by(2) {
+        db.delete(ks, &key(i), &WriteOptions::default()).unwrap();
+    }
+    db.compact().unwrap();
+    write_round(&db, 10, 1);
+    db.compact().unwrap();
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    for i in 10..5000u32 {
+        let want = (i % 2 == 1).then(|| value(i, 0));
+        assert_eq!(db.get_copied(ks, &key(i)).unwrap(), want, "key {i}");
+    }
+    assert_eq!(db.live_keys(ks).unwrap(), 2500 + 5);
+}

@@ -1,0 +1,185 @@
+//! Crash test: a child process writes batches and reports each
+//! acknowledgement over a pipe; the parent kills it with SIGKILL at a random
+//! moment, reopens the database and checks that every acknowledged batch is
+//! present, that batches are all-or-nothing, and that the state is exactly
+//! the model's state after some prefix of the batches. Segments are small so
+//! that rotation and background compaction are killed mid-way too.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use alexdb_engine::{Db, KeyspaceId, Options, WriteBatch, WriteOptions};
+
+const CHILD_ENV: &str = "ALEXDB_CRASH_CHILD_DIR";
+const SLOTS: u64 = 40;
+
+fn options() -> Options {
+    Options {
+        segment_bytes: 32 << 10,
+        compaction_dead_ratio: 0.3,
+        ..Options::default()
+    }
+}
+
+/// Batch `n` sets slot n % SLOTS in both keyspaces to n, records n as the
+/// counter, and deletes slot (n + 7) % SLOTS in "other".
+fn batch(n: u64, default: KeyspaceId, other: KeyspaceId) -> WriteBatch {
+    let value = value_of(n);
+    let mut b = WriteBatch::new();
+    b.put(default, &slot(n % SLOTS), &value);
+    b.put(other, &slot(n % SLOTS), &value);
+    b.delete(other, &slot((n + 7) % SLOTS));
+    b.put(default, b"counter", &n.to_be_bytes());
+    b
+}
+
+fn slot(i: u64) -> Vec<u8> {
+    format!("slot:{i:04}").into_bytes()
+}
+
+fn value_of(n: u64) -> Vec<u8> {
+    let mut v = n.to_be_bytes().to_vec();
+    v.resize(8 + (n % 300) as usize, (n % 251) as u8);
+    v
+}
+
+type State = (BTreeMap<Vec<u8>, Vec<u8>>, BTreeMap<Vec<u8>, Vec<u8>>);
+
+/// The model state after batches 0..=last.
+fn model(last: Option<u64>) -> State {
+    let (mut d, mut o) = (BTreeMap::new(), BTreeMap::new());
+    if let Some(last) = last {
+        for n in 0..=last {
+            d.insert(slot(n % SLOTS), value_of(n));
+            o.insert(slot(n % SLOTS), value_of(n));
+            o.remove(&slot((n + 7) % SLOTS));
+            d.insert(b"counter".to_vec(), n.to_be_bytes().to_vec());
+        }
+    }
+    (d, o)
+}
+
+fn counter(db: &Db, ks: KeyspaceId) -> Option<u64> {
+    db.get_copied(ks, b"counter")
+        .unwrap()
+        .map(|v| u64::from_be_bytes(v.try_into().unwrap()))
+}
+
+/// The child: keeps writing batches after whatever it recovers, printing
+/// "ack N" after each acknowledged write.
+#[test]
+#[ignore = "run as a child process by crash_loop"]
+fn crash_child() {
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let db = Db::open(&dir, options()).unwrap();
+    let default = db.keyspace("default").unwrap();
+    let other = db.create_keyspace("other").unwrap();
+    let mut n = counter(&db, default).map_or(0, |c| c + 1);
+    loop {
+        db.write(&batch(n, default, other), &WriteOptions::default())
+            .unwrap();
+        println!("ack {n}");
+        n += 1;
+    }
+}
+
+#[test]
+fn crash_loop() {
+    let cycles: u64 = std::env::var("ALEXDB_CRASH_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut total_acks = 0;
+    for cycle in 0..cycles {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let wanted_acks = 1 + rng % 400;
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "crash_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut last_ack = None;
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let started = Instant::now();
+        let mut seen = 0;
+        while seen < wanted_acks && started.elapsed() < Duration::from_secs(20) {
+            match lines.next() {
+                Some(Ok(line)) => {
+                    if let Some(n) = line.strip_prefix("ack ") {
+                        last_ack = Some(n.parse::<u64>().unwrap());
+                        seen += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Acknowledgements still in the pipe were made before the kill too.
+        for line in lines.map_while(Result::ok) {
+            if let Some(n) = line.strip_prefix("ack ") {
+                last_ack = Some(n.parse::<u64>().unwrap());
+                seen += 1;
+            }
+        }
+        total_acks += seen;
+        verify_after_crash(dir.path(), last_ack, cycle);
+    }
+    assert!(
+        total_acks > cycles,
+        "the child made too little progress to test anything"
+    );
+}
+
+fn verify_after_crash(dir: &std::path::Path, last_ack: Option<u64>, cycle: u64) {
+    let db =
+        Db::open(dir, options()).unwrap_or_else(|e| panic!("cycle {cycle}: reopen failed: {e}"));
+    db.verify().unwrap();
+    let default = db.keyspace("default").unwrap();
+    let found = counter(&db, default);
+    let Some(other) = db.keyspace("other") else {
+        assert!(
+            found.is_none(),
+            "cycle {cycle}: batches survived but their keyspace did not"
+        );
+        return;
+    };
+    if let Some(ack) = last_ack {
+        let f = found
+            .unwrap_or_else(|| panic!("cycle {cycle}: acknowledged batch {ack} lost entirely"));
+        assert!(
+            f >= ack && f <= ack + 1,
+            "cycle {cycle}: acknowledged up to {ack}, recovered {f}"
+        );
+    }
+    let (want_d, want_o) = model(found);
+    let got_d: BTreeMap<_, _> = common::scan_all(&db, default).into_iter().collect();
+    let got_o: BTreeMap<_, _> = common::scan_all(&db, other).into_iter().collect();
+    assert_eq!(
+        got_d, want_d,
+        "cycle {cycle}: default keyspace differs from the model"
+    );
+    assert_eq!(
+        got_o, want_o,
+        "cycle {cycle}: other keyspace differs from the model"
+    );
+}

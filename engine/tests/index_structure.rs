@@ -1,0 +1,164 @@
+//! Structure under large insert workloads: the tree stays shallow, nodes
+//! stay dense, and the structure changes the cost model calls for happen.
+
+use alexdb_engine::index::{AlexIndex, IndexStats, KeyResolver, ScanDirection};
+
+const N: u64 = 200_000;
+
+struct Keys(Vec<[u8; 8]>);
+
+impl KeyResolver for Keys {
+    fn key(&self, payload: u64) -> &[u8] {
+        &self.0[payload as usize]
+    }
+}
+
+struct Strings(Vec<Vec<u8>>);
+
+impl KeyResolver for Strings {
+    fn key(&self, payload: u64) -> &[u8] {
+        &self.0[payload as usize]
+    }
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn insert_all<R: KeyResolver>(index: &AlexIndex, resolver: &R, n: u64) {
+    for p in 0..n {
+        assert_eq!(index.upsert(resolver.key(p), p, resolver), None);
+    }
+}
+
+fn assert_complete<R: KeyResolver>(index: &AlexIndex, resolver: &R, n: u64) {
+    let guard = crossbeam_epoch::pin();
+    for p in (0..n).step_by(7) {
+        assert_eq!(index.get(resolver.key(p), resolver, &guard), Some(p));
+        assert_eq!(
+            index.get_candidate(resolver.key(p), resolver, &guard),
+            Some(p)
+        );
+    }
+    let mut all = Vec::new();
+    index.collect(
+        std::ops::Bound::Unbounded,
+        ScanDirection::Forward,
+        usize::MAX,
+        resolver,
+        &guard,
+        &mut all,
+    );
+    assert_eq!(all.len() as u64, n);
+    assert!(
+        all.windows(2)
+            .all(|w| resolver.key(w[0]) < resolver.key(w[1]))
+    );
+}
+
+fn assert_sane(stats: &IndexStats, n: u64) {
+    assert_eq!(stats.num_keys as u64, n, "{stats:?}");
+    assert!(stats.depth <= 5, "too deep: {stats:?}");
+    let keys_per_leaf = n as usize / stats.data_nodes;
+    assert!(keys_per_leaf >= 64, "leaves too small: {stats:?}");
+    let bytes_per_key = stats.memory_bytes as f64 / n as f64;
+    assert!(bytes_per_key < 32.0, "{bytes_per_key} bytes/key: {stats:?}");
+}
+
+#[test]
+fn sequential_inserts_stay_shallow() {
+    let keys = Keys((0..N).map(|i| (i * 10).to_be_bytes()).collect());
+    let index = AlexIndex::new();
+    insert_all(&index, &keys, N);
+    let stats = index.stats();
+    eprintln!("{stats:?}");
+    assert_sane(&stats, N);
+    assert!(
+        stats.expansions > 0 && stats.extensions > 0 && stats.splits_sideways > 0,
+        "{stats:?}"
+    );
+    assert!(stats.depth <= 3, "{stats:?}");
+    assert_complete(&index, &keys, N);
+}
+
+#[test]
+fn random_inserts_stay_shallow() {
+    let keys = Keys((0..N).map(|i| mix(i).to_be_bytes()).collect());
+    let index = AlexIndex::new();
+    insert_all(&index, &keys, N);
+    let stats = index.stats();
+    eprintln!("{stats:?}");
+    assert_sane(&stats, N);
+    assert!(
+        stats.expansions > 0 && stats.splits_sideways > 0 && stats.parent_doublings > 0,
+        "{stats:?}"
+    );
+    assert_complete(&index, &keys, N);
+}
+
+#[test]
+fn descending_inserts_stay_shallow() {
+    let keys = Keys((0..N).map(|i| ((N - i) * 10).to_be_bytes()).collect());
+    let index = AlexIndex::new();
+    insert_all(&index, &keys, N);
+    let stats = index.stats();
+    eprintln!("{stats:?}");
+    assert_sane(&stats, N);
+    assert_complete(&index, &keys, N);
+}
+
+#[test]
+fn lognormal_inserts_stay_shallow() {
+    let lognormal = |i: u64| {
+        let u1 = (mix(i) >> 11) as f64 / (1u64 << 53) as f64 + 1e-12;
+        let u2 = (mix(i ^ 0x5555) >> 11) as f64 / (1u64 << 53) as f64;
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        ((((2.0 * z).exp() * 1e9) as u64) << 18 | i).to_be_bytes()
+    };
+    let keys = Keys((0..N).map(lognormal).collect());
+    let index = AlexIndex::new();
+    insert_all(&index, &keys, N);
+    let stats = index.stats();
+    eprintln!("{stats:?}");
+    assert_sane(&stats, N);
+    assert_complete(&index, &keys, N);
+}
+
+#[test]
+fn prefixed_string_appends_stay_shallow() {
+    let keys = Strings(
+        (0..N)
+            .map(|i| format!("user:profile:{i:09}").into_bytes())
+            .collect(),
+    );
+    let index = AlexIndex::new();
+    insert_all(&index, &keys, N);
+    let stats = index.stats();
+    assert_sane(&stats, N);
+    eprintln!("{stats:?}");
+    assert_complete(&index, &keys, N);
+}
+
+#[test]
+fn bulk_load_then_random_inserts_and_deletes() {
+    let keys = Keys((0..2 * N).map(|i| mix(i).to_be_bytes()).collect());
+    let mut sorted: Vec<u64> = (0..N).collect();
+    sorted.sort_by_key(|&p| keys.0[p as usize]);
+    let index = AlexIndex::bulk_load(&sorted, &keys);
+    let loaded = index.stats();
+    assert_sane(&loaded, N);
+    assert!(loaded.depth <= 3, "{loaded:?}");
+    for p in N..2 * N {
+        index.upsert(&keys.0[p as usize], p, &keys);
+        assert_eq!(index.remove(&keys.0[(p - N) as usize], &keys), Some(p - N));
+    }
+    let stats = index.stats();
+    assert_eq!(stats.num_keys as u64, N);
+    assert!(stats.depth <= 5, "{stats:?}");
+    let guard = crossbeam_epoch::pin();
+    for p in (N..2 * N).step_by(11) {
+        assert_eq!(index.get(&keys.0[p as usize], &keys, &guard), Some(p));
+    }
+}

@@ -1,0 +1,99 @@
+//! Failed fsyncs and failed writes (a full disk): the write reports the
+//! error, the handle refuses further writes, and nothing acknowledged
+//! before is lost.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use alexdb_engine::io::faulty::FaultyFileSystem;
+use alexdb_engine::{Db, Error, Options, WriteOptions};
+
+fn options(fs: &FaultyFileSystem) -> Options {
+    Options {
+        file_system: Arc::new(fs.clone()),
+        ..Options::default()
+    }
+}
+
+#[test]
+fn failed_fsync_poisons_the_handle_and_keeps_earlier_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFileSystem::new();
+    {
+        let db = Db::open(dir.path(), options(&fs)).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        db.put(ks, b"before", b"1", &WriteOptions::synced())
+            .unwrap();
+        fs.faults.fail_sync.store(true, Ordering::SeqCst);
+        let err = db
+            .put(ks, b"during", b"2", &WriteOptions::synced())
+            .unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+        fs.faults.fail_sync.store(false, Ordering::SeqCst);
+        let refused = db
+            .put(ks, b"after", b"3", &WriteOptions::default())
+            .unwrap_err();
+        assert!(matches!(refused, Error::Poisoned(_)), "{refused}");
+        assert!(refused.to_string().contains("reopen"));
+        assert_eq!(
+            db.get_copied(ks, b"before").unwrap().as_deref(),
+            Some(&b"1"[..])
+        );
+    }
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    assert_eq!(
+        db.get_copied(ks, b"before").unwrap().as_deref(),
+        Some(&b"1"[..])
+    );
+    assert_eq!(db.get_copied(ks, b"after").unwrap(), None);
+    db.put(ks, b"after", b"3", &WriteOptions::synced()).unwrap();
+}
+
+#[test]
+fn group_commit_shares_fsyncs_between_concurrent_sync_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFileSystem::new();
+    let db = Arc::new(Db::open(dir.path(), options(&fs)).unwrap());
+    let ks = db.keyspace("default").unwrap();
+    let before = fs.faults.syncs.load(Ordering::SeqCst);
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for i in 0..50u32 {
+                    let key = format!("{t}:{i}");
+                    db.put(ks, key.as_bytes(), b"v", &WriteOptions::synced())
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let syncs = fs.faults.syncs.load(Ordering::SeqCst) - before;
+    assert!(syncs <= 200, "200 sync writes took {syncs} fsyncs");
+    assert_eq!(db.live_keys(ks).unwrap(), 200);
+}
+
+#[test]
+fn full_disk_is_an_error_and_poisons_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFileSystem::new();
+    let db = Db::open(dir.path(), options(&fs)).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    db.put(ks, b"a", b"1", &WriteOptions::default()).unwrap();
+    fs.faults.fail_writes.store(true, Ordering::SeqCst);
+    let err = db
+        .put(ks, b"b", b"2", &WriteOptions::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("No space left"), "{err}");
+    fs.faults.fail_writes.store(false, Ordering::SeqCst);
+    assert!(matches!(
+        db.put(ks, b"c", b"3", &WriteOptions::default()),
+        Err(Error::Poisoned(_))
+    ));
+    assert_eq!(db.get_copied(ks, b"a").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(db.get_copied(ks, b"b").unwrap(), None);
+}

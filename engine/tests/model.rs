@@ -1,0 +1,433 @@
+//! Model test: random operation sequences against the engine and against a
+//! `BTreeMap` per keyspace must agree on every observable result, across
+//! batches, range deletes, scans in both directions, snapshots, compaction
+//! and close-and-reopen, for every key shape.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use alexdb_engine::{Db, KeyRange, KeyspaceId, Snapshot, WriteBatch, WriteOptions};
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+type Model = Vec<BTreeMap<Vec<u8>, Vec<u8>>>;
+
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Sequential,
+    Random,
+    Prefixed,
+    ShortAndEmpty,
+    Outliers,
+}
+
+impl Shape {
+    fn key(self, id: u16) -> Vec<u8> {
+        match self {
+            Shape::Sequential => u64::from(id).to_be_bytes().to_vec(),
+            Shape::Random => (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .to_be_bytes()
+                .to_vec(),
+            Shape::Prefixed => format!("user:profile:{id:06}").into_bytes(),
+            Shape::ShortAndEmpty => {
+                let b = id.to_be_bytes();
+                b[..(id % 3) as usize].to_vec()
+            }
+            Shape::Outliers => {
+                if id.is_multiple_of(7) {
+                    vec![0xFF; 9 + (id % 5) as usize]
+                } else {
+                    vec![b'k', (id >> 8) as u8, id as u8]
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Put(usize, u16, Vec<u8>),
+    Delete(usize, u16),
+    Batch(Vec<(usize, u16, Option<Vec<u8>>)>),
+    DeleteRange(usize, u16, u16),
+    Get(usize, u16),
+    Scan {
+        ks: usize,
+        from: Option<u16>,
+        reverse: bool,
+        limit: u8,
+    },
+    TakeSnapshot,
+    CheckSnapshot(usize),
+    Reopen,
+    Compact,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    shape: Shape,
+    ops: Vec<Op>,
+}
+
+const KEYSPACES: usize = 3;
+
+fn small_key(g: &mut Gen) -> u16 {
+    u16::arbitrary(g) % 48
+}
+
+fn value(g: &mut Gen) -> Vec<u8> {
+    let len = usize::arbitrary(g) % 40;
+    (0..len).map(|_| u8::arbitrary(g)).collect()
+}
+
+impl Arbitrary for Op {
+    fn arbitrary(g: &mut Gen) -> Op {
+        let ks = usize::arbitrary(g) % KEYSPACES;
+        match u8::arbitrary(g) % 100 {
+            0..=34 => Op::Put(ks, small_key(g), value(g)),
+            35..=44 => Op::Delete(ks, small_key(g)),
+            45..=54 => {
+                let n = usize::arbitrary(g) % 6 + 1;
+                Op::Batch(
+                    (0..n)
+                        .map(|_| {
+                            let v = bool::arbitrary(g).then(|| value(g));
+                            (usize::arbitrary(g) % KEYSPACES, small_key(g), v)
+                        })
+                        .collect(),
+                )
+            }
+            55..=57 => Op::DeleteRange(ks, small_key(g), small_key(g)),
+            58..=72 => Op::Get(ks, small_key(g)),
+            73..=84 => Op::Scan {
+                ks,
+                from: bool::arbitrary(g).then(|| small_key(g)),
+                reverse: bool::arbitrary(g),
+                limit: u8::arbitrary(g) % 20,
+            },
+            85..=88 => Op::TakeSnapshot,
+            89..=92 => Op::CheckSnapshot(usize::arbitrary(g)),
+            93..=96 => Op::Reopen,
+            _ => Op::Compact,
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Op>> {
+        match self {
+            Op::Batch(items) if items.len() > 1 => Box::new(
+                (0..items.len())
+                    .map({
+                        let items = items.clone();
+                        move |i| {
+                            let mut v = items.clone();
+                            v.remove(i);
+                            Op::Batch(v)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            ),
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+impl Arbitrary for Case {
+    fn arbitrary(g: &mut Gen) -> Case {
+        let shapes = [
+            Shape::Sequential,
+            Shape::Random,
+            Shape::Prefixed,
+            Shape::ShortAndEmpty,
+            Shape::Outliers,
+        ];
+        Case {
+            shape: *g.choose(&shapes).unwrap(),
+            ops: Vec::<Op>::arbitrary(g),
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Case>> {
+        let shape = self.shape;
+        Box::new(self.ops.shrink().map(move |ops| Case { shape, ops }))
+    }
+}
+
+struct Harness {
+    dir: tempfile::TempDir,
+    db: Option<Db>,
+    ids: Vec<KeyspaceId>,
+    model: Model,
+    snapshots: Vec<(Snapshot, Model)>,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let db = common::open(dir.path());
+        let mut ids = vec![db.keyspace("default").unwrap()];
+        ids.push(db.create_keyspace("one").unwrap());
+        ids.push(db.create_keyspace("two").unwrap());
+        Harness {
+            dir,
+            db: Some(db),
+            ids,
+            model: vec![BTreeMap::new(); KEYSPACES],
+            snapshots: Vec::new(),
+        }
+    }
+
+    fn db(&self) -> &Db {
+        self.db.as_ref().unwrap()
+    }
+
+    fn run(&mut self, shape: Shape, op: &Op) -> Result<(), String> {
+        let w = WriteOptions::default();
+        match op {
+            Op::Put(ks, k, v) => {
+                self.db()
+                    .put(self.ids[*ks], &shape.key(*k), v, &w)
+                    .map_err(|e| e.to_string())?;
+                self.model[*ks].insert(shape.key(*k), v.clone());
+            }
+            Op::Delete(ks, k) => {
+                self.db()
+                    .delete(self.ids[*ks], &shape.key(*k), &w)
+                    .map_err(|e| e.to_string())?;
+                self.model[*ks].remove(&shape.key(*k));
+            }
+            Op::Batch(items) => {
+                let mut b = WriteBatch::new();
+                for (ks, k, v) in items {
+                    match v {
+                        Some(v) => {
+                            b.put(self.ids[*ks], &shape.key(*k), v);
+                            self.model[*ks].insert(shape.key(*k), v.clone());
+                        }
+                        None => {
+                            b.delete(self.ids[*ks], &shape.key(*k));
+                            self.model[*ks].remove(&shape.key(*k));
+                        }
+                    }
+                }
+                self.db().write(&b, &w).map_err(|e| e.to_string())?;
+            }
+            Op::DeleteRange(ks, a, b) => {
+                let (a, b) = (shape.key(*a), shape.key(*b));
+                let mut batch = WriteBatch::new();
+                batch.delete_range(self.ids[*ks], &a, &b);
+                self.db().write(&batch, &w).map_err(|e| e.to_string())?;
+                if a < b {
+                    let doomed: Vec<_> = self.model[*ks]
+                        .range(a..b)
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    for k in doomed {
+                        self.model[*ks].remove(&k);
+                    }
+                }
+            }
+            Op::Get(ks, k) => {
+                let got = self
+                    .db()
+                    .get_copied(self.ids[*ks], &shape.key(*k))
+                    .map_err(|e| e.to_string())?;
+                let want = self.model[*ks].get(&shape.key(*k)).cloned();
+                if got != want {
+                    return Err(format!(
+                        "get {:?}: got {got:?}, want {want:?}",
+                        shape.key(*k)
+                    ));
+                }
+            }
+            Op::Scan {
+                ks,
+                from,
+                reverse,
+                limit,
+            } => self.check_scan(shape, *ks, *from, *reverse, *limit)?,
+            Op::TakeSnapshot => {
+                let snap = self.db().snapshot();
+                self.snapshots.push((snap, self.model.clone()));
+            }
+            Op::CheckSnapshot(i) => {
+                if !self.snapshots.is_empty() {
+                    let (snap, model) = &self.snapshots[i % self.snapshots.len()];
+                    check_snapshot(snap, &self.ids, model)?;
+                }
+            }
+            Op::Reopen => {
+                self.snapshots.clear();
+                self.db = None;
+                self.db = Some(common::open(self.dir.path()));
+                for (i, name) in ["default", "one", "two"].iter().enumerate() {
+                    if self.db().keyspace(name) != Some(self.ids[i]) {
+                        return Err(format!("keyspace {name} lost its id on reopen"));
+                    }
+                }
+                self.check_everything()?;
+            }
+            Op::Compact => {
+                self.db().compact().map_err(|e| e.to_string())?;
+                self.check_everything()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_scan(
+        &self,
+        shape: Shape,
+        ks: usize,
+        from: Option<u16>,
+        reverse: bool,
+        limit: u8,
+    ) -> Result<(), String> {
+        let mut c = self
+            .db()
+            .cursor(self.ids[ks], KeyRange::default())
+            .map_err(|e| e.to_string())?;
+        let from_key = from.map(|k| shape.key(k));
+        let m = &self.model[ks];
+        let want: Vec<(Vec<u8>, Vec<u8>)> = match (&from_key, reverse) {
+            (None, false) => m
+                .iter()
+                .take(limit as usize)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            (None, true) => m
+                .iter()
+                .rev()
+                .take(limit as usize)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            (Some(f), false) => m
+                .range::<Vec<u8>, _>((Bound::Included(f), Bound::Unbounded))
+                .take(limit as usize)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            (Some(f), true) => m
+                .range::<Vec<u8>, _>((Bound::Unbounded, Bound::Included(f)))
+                .rev()
+                .take(limit as usize)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        };
+        match (&from_key, reverse) {
+            (None, false) => c.seek_to_first(),
+            (None, true) => c.seek_to_last(),
+            (Some(f), false) => c.seek(f),
+            (Some(f), true) => c.seek_for_prev(f),
+        }
+        let got: Vec<(Vec<u8>, Vec<u8>)> = c
+            .take(limit as usize)
+            .map(|r| r.map(|(k, v)| (k.into_vec(), v.into_vec())))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        if got != want {
+            return Err(format!(
+                "scan ks {ks} from {from_key:?} reverse {reverse}: got {got:?}, want {want:?}"
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_everything(&self) -> Result<(), String> {
+        for (i, id) in self.ids.iter().enumerate() {
+            let got = common::scan_all(self.db(), *id);
+            let want: Vec<_> = self.model[i]
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if got != want {
+                return Err(format!(
+                    "keyspace {i} full scan: got {got:?}, want {want:?}"
+                ));
+            }
+            let live = self.db().live_keys(*id).unwrap();
+            if live != want.len() as u64 {
+                return Err(format!(
+                    "keyspace {i}: live_keys {live}, want {}",
+                    want.len()
+                ));
+            }
+        }
+        for (snap, model) in &self.snapshots {
+            check_snapshot(snap, &self.ids, model)?;
+        }
+        self.db().verify().map_err(|e| e.to_string())
+    }
+}
+
+fn check_snapshot(snap: &Snapshot, ids: &[KeyspaceId], model: &Model) -> Result<(), String> {
+    for (i, id) in ids.iter().enumerate() {
+        let mut c = snap
+            .cursor(*id, KeyRange::default())
+            .map_err(|e| e.to_string())?;
+        c.seek_to_first();
+        let got: Vec<(Vec<u8>, Vec<u8>)> = c
+            .map(|r| r.map(|(k, v)| (k.into_vec(), v.into_vec())))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        let want: Vec<_> = model[i]
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if got != want {
+            return Err(format!(
+                "snapshot at {} keyspace {i}: got {got:?}, want {want:?}",
+                snap.seq()
+            ));
+        }
+        for (k, v) in &want {
+            let g = snap
+                .get(*id, k)
+                .map_err(|e| e.to_string())?
+                .map(|v| v.to_vec());
+            if g.as_ref() != Some(v) {
+                return Err(format!("snapshot get {k:?}: got {g:?}, want {v:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_case(case: Case) -> Result<(), String> {
+    let mut h = Harness::new();
+    for (i, op) in case.ops.iter().enumerate() {
+        h.run(case.shape, op)
+            .map_err(|e| format!("op {i} {op:?}: {e}"))?;
+    }
+    h.check_everything()
+}
+
+#[test]
+fn engine_matches_btreemap() {
+    fn prop(case: Case) -> quickcheck::TestResult {
+        match run_case(case) {
+            Ok(()) => quickcheck::TestResult::passed(),
+            Err(e) => quickcheck::TestResult::error(e),
+        }
+    }
+    let tests = std::env::var("ALEXDB_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    QuickCheck::new()
+        .tests(tests)
+        .max_tests(tests * 2)
+        .rng(Gen::new(60))
+        .quickcheck(prop as fn(Case) -> quickcheck::TestResult);
+}
+
+#[test]
+fn long_sequences_with_many_rotations() {
+    let mut g = Gen::new(400);
+    for seed in 0..3 {
+        let mut ops: Vec<Op> = (0..1500).map(|_| Op::arbitrary(&mut g)).collect();
+        ops.push(Op::Reopen);
+        let shape = [Shape::Random, Shape::Prefixed, Shape::Sequential][seed];
+        run_case(Case { shape, ops }).unwrap();
+    }
+}

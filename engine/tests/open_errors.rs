@@ -1,0 +1,110 @@
+//! Bad input gets a clear error and changes nothing: a file instead of a
+//! directory, a directory that is not a database, a database already open,
+//! a missing database without create_if_missing, oversized keys and values.
+
+use alexdb_engine::{Db, Error, MAX_KEY_BYTES, MAX_VALUE_BYTES, Options, WriteBatch, WriteOptions};
+
+#[test]
+fn a_file_is_not_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"hello").unwrap();
+    let err = Db::open(&file, Options::default()).unwrap_err();
+    assert!(matches!(err, Error::NotADatabase { .. }), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"hello");
+}
+
+#[test]
+fn a_foreign_directory_is_not_a_database_and_is_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("CURRENT"), b"MANIFEST-000001\n").unwrap();
+    let err = Db::open(dir.path(), Options::default()).unwrap_err();
+    assert!(matches!(err, Error::NotADatabase { .. }), "{err}");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("CURRENT")]);
+}
+
+#[test]
+fn second_open_is_refused_with_the_lock_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let _db = Db::open(dir.path(), Options::default()).unwrap();
+    let err = Db::open(dir.path(), Options::default()).unwrap_err();
+    match &err {
+        Error::Locked(path) => assert!(path.ends_with("LOCK")),
+        other => panic!("{other}"),
+    }
+    assert!(err.to_string().contains(&dir.path().display().to_string()));
+}
+
+#[test]
+fn missing_database_without_create_if_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent");
+    let opts = Options {
+        create_if_missing: false,
+        ..Options::default()
+    };
+    assert!(matches!(Db::open(&path, opts), Err(Error::NotFound(_))));
+    assert!(!path.exists());
+    drop(Db::open(&path, Options::default()).unwrap());
+    let opts = Options {
+        error_if_exists: true,
+        ..Options::default()
+    };
+    assert!(matches!(
+        Db::open(&path, opts),
+        Err(Error::AlreadyExists(_))
+    ));
+}
+
+#[test]
+fn oversized_keys_and_values_are_invalid_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    let big_key = vec![0u8; MAX_KEY_BYTES + 1];
+    let err = db
+        .put(ks, &big_key, b"v", &WriteOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    assert!(matches!(
+        db.get(ks, &big_key),
+        Err(Error::InvalidArgument(_))
+    ));
+    let mut batch = WriteBatch::new();
+    batch.put(ks, b"fine", b"v");
+    batch.put(ks, b"k", &vec![0u8; MAX_VALUE_BYTES + 1]);
+    assert!(matches!(
+        db.write(&batch, &WriteOptions::default()),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(
+        db.get_copied(ks, b"fine").unwrap(),
+        None,
+        "a rejected batch must leave nothing behind"
+    );
+    assert_eq!(db.latest_sequence_number(), 0);
+    db.put(ks, b"", b"", &WriteOptions::default()).unwrap();
+    assert_eq!(db.get_copied(ks, b"").unwrap().as_deref(), Some(&b""[..]));
+}
+
+#[test]
+fn unknown_and_dropped_keyspaces_are_invalid_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let ks = db.create_keyspace("temp").unwrap();
+    db.put(ks, b"k", b"v", &WriteOptions::default()).unwrap();
+    db.drop_keyspace("temp").unwrap();
+    assert!(matches!(
+        db.put(ks, b"k", b"v", &WriteOptions::default()),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        db.drop_keyspace("default"),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(db.keyspace_names(), vec!["default".to_string()]);
+}
