@@ -47,6 +47,6 @@ pub use error::{Error, Result};
 pub use iter::{Cursor, Entry, KeyRange};
 pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
 pub use options::{MAX_KEY_BYTES, MAX_VALUE_BYTES, Options, WriteOptions};
-pub use read::ValueRef;
+pub use read::{PinnedValue, ValueRef};
 pub use snapshot::Snapshot;
 pub use stats::Stats;

@@ -22,7 +22,7 @@ use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::{Keyspace, KeyspaceTable};
 use crate::location::{Location, MAX_SEGMENT_BYTES};
 use crate::read::TableResolver;
-use crate::segment::{Segment, SegmentTable};
+use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
 
 /// Room kept free at the end of a log segment for its seal frame.
@@ -214,7 +214,7 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
         id: shared.next_segment_id.fetch_add(1, Ordering::SeqCst),
         seq_floor: w.next_seq,
     };
-    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity)
+    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, GROW_CHUNK)
         .and_then(|s| {
             shared
                 .fs

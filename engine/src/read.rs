@@ -34,17 +34,6 @@ pub struct ValueRef {
     len: usize,
 }
 
-impl ValueRef {
-    fn new(segment: &Arc<Segment>, value: &[u8]) -> Self {
-        let start = value.as_ptr() as usize - segment.bytes().as_ptr() as usize;
-        ValueRef {
-            segment: segment.clone(),
-            start,
-            len: value.len(),
-        }
-    }
-}
-
 impl Deref for ValueRef {
     type Target = [u8];
 
@@ -150,14 +139,66 @@ pub(crate) fn visible_version<'t>(
     }
 }
 
+/// A value read in place, pinned by the reading thread: it holds the
+/// segment table through an `arc-swap` guard instead of a reference count,
+/// so concurrent readers share no cache line. Not `Send`; drop it soon (it
+/// keeps the segments of its table mapped).
+pub struct PinnedValue {
+    table: arc_swap::Guard<Arc<SegmentTable>>,
+    segment: u32,
+    start: usize,
+    len: usize,
+}
+
+impl PinnedValue {
+    /// Copies the value into an owned, sendable [`ValueRef`].
+    pub fn to_value_ref(&self) -> ValueRef {
+        let segment = self
+            .table
+            .get(self.segment)
+            .expect("pinned table holds the segment");
+        ValueRef {
+            segment: segment.clone(),
+            start: self.start,
+            len: self.len,
+        }
+    }
+}
+
+impl Deref for PinnedValue {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        let segment = self
+            .table
+            .get(self.segment)
+            .expect("pinned table holds the segment");
+        &segment.bytes()[self.start..self.start + self.len]
+    }
+}
+
+impl AsRef<[u8]> for PinnedValue {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::fmt::Debug for PinnedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PinnedValue")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Reads `key` in `ks` as of sequence number `seq`, or (with `None`) as of
 /// the latest visible sequence number, re-read on every restart.
-pub(crate) fn get_at(
+pub(crate) fn get_pinned(
     shared: &Shared,
     ks: &Keyspace,
     key: &[u8],
     seq: Option<u64>,
-) -> Result<Option<ValueRef>> {
+) -> Result<Option<PinnedValue>> {
     let verify = shared.options.verify_checksums;
     for _ in 0..MAX_RESTARTS {
         let seq = seq.unwrap_or_else(|| shared.visible());
@@ -172,14 +213,31 @@ pub(crate) fn get_at(
             return Ok(None);
         };
         let relocations = shared.relocations.load();
-        match visible_version(&table, &relocations, Location(head), Some(key), seq, verify)? {
-            Version::Put(segment, record) => return Ok(Some(ValueRef::new(segment, record.value))),
-            Version::Absent => return Ok(None),
-            Version::Retry => continue,
+        let found =
+            match visible_version(&table, &relocations, Location(head), Some(key), seq, verify)? {
+                Version::Put(segment, record) => Some((
+                    segment.id(),
+                    offset_in(segment, record.value),
+                    record.value.len(),
+                )),
+                Version::Absent => return Ok(None),
+                Version::Retry => None,
+            };
+        if let Some((segment, start, len)) = found {
+            return Ok(Some(PinnedValue {
+                table,
+                segment,
+                start,
+                len,
+            }));
         }
     }
     Err(Error::InvalidArgument(format!(
         "read of keyspace {:?} kept racing compaction; was the keyspace dropped?",
         ks.name()
     )))
+}
+
+fn offset_in(segment: &Segment, value: &[u8]) -> usize {
+    value.as_ptr() as usize - segment.bytes().as_ptr() as usize
 }

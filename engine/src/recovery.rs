@@ -56,8 +56,9 @@ pub(crate) fn recover(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     manifest: &Manifest,
+    segment_bytes: u64,
 ) -> Result<Recovered> {
-    let (segments, max_id) = open_segments(fs, dir)?;
+    let (segments, max_id) = open_segments(fs, dir, segment_bytes)?;
     let mut scans = Vec::with_capacity(segments.len());
     for s in &segments {
         scans.push(scan_frames(s.bytes(), |_, _| {}));
@@ -113,7 +114,11 @@ fn model_order(key: &[u8]) -> u64 {
 /// Opens every segment file and reads its header. A newest file whose
 /// header was never completely written (a crash while creating it) is
 /// removed; any other bad header is corruption.
-fn open_segments(fs: &Arc<dyn FileSystem>, dir: &Path) -> Result<(Vec<Arc<Segment>>, Option<u32>)> {
+fn open_segments(
+    fs: &Arc<dyn FileSystem>,
+    dir: &Path,
+    segment_bytes: u64,
+) -> Result<(Vec<Arc<Segment>>, Option<u32>)> {
     let names = fs.list_dir(dir).map_err(|e| Error::io(dir, e))?;
     let mut ids: Vec<u32> = names
         .iter()
@@ -151,7 +156,14 @@ fn open_segments(fs: &Arc<dyn FileSystem>, dir: &Path) -> Result<(Vec<Arc<Segmen
             }
             Err(reason) => return Err(Error::corruption(&path, 0, reason)),
         };
-        out.push(Arc::new(Segment::from_open_file(fs, header, file, 0)?));
+        // Log segments may become the active one: map room to grow.
+        let capacity = match header.kind {
+            SegmentKind::Log => segment_bytes,
+            SegmentKind::Compacted => 0,
+        };
+        out.push(Arc::new(Segment::from_open_file(
+            fs, header, file, 0, capacity,
+        )?));
     }
     Ok((out, max_id))
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{Keyspace, KeyspaceId};
-use crate::read::{self, ValueRef};
+use crate::read::{self, PinnedValue, ValueRef};
 use crate::shared::Shared;
 
 /// A registration in the snapshot registry, released on drop. Holds an
@@ -64,8 +64,16 @@ impl Snapshot {
 
     /// Reads `key` from `keyspace` as of the snapshot, without copying.
     pub fn get(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<ValueRef>> {
-        let ks = keyspace_of(&self.guard.shared, keyspace)?;
-        read::get_at(&self.guard.shared, &ks, key, Some(self.guard.seq))
+        Ok(self.get_pinned(keyspace, key)?.map(|v| v.to_value_ref()))
+    }
+
+    /// Reads `key` as of the snapshot, without copying and without touching
+    /// any shared reference count (see [`PinnedValue`]).
+    pub fn get_pinned(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<PinnedValue>> {
+        let shared = &self.guard.shared;
+        let keyspaces = shared.keyspaces.load();
+        let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
+        read::get_pinned(shared, ks, key, Some(self.guard.seq))
     }
 
     /// A cursor over `keyspace` within `range`, as of the snapshot.
@@ -82,7 +90,15 @@ impl Snapshot {
 
 /// Finds a live keyspace by id.
 pub(crate) fn keyspace_of(shared: &Shared, id: KeyspaceId) -> Result<Arc<Keyspace>> {
-    shared.keyspaces.load().get(id).cloned().ok_or_else(|| {
-        Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
-    })
+    shared
+        .keyspaces
+        .load()
+        .get(id)
+        .cloned()
+        .ok_or_else(|| missing(id))
+}
+
+/// The error for an unknown or dropped keyspace.
+pub(crate) fn missing(id: KeyspaceId) -> Error {
+    Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
 }

@@ -72,13 +72,19 @@ fn reader_racing_a_reclaim_never_reads_an_unmapped_segment() {
     loom::model(|| {
         let a_gone = Arc::new(AtomicBool::new(false));
         let b_gone = Arc::new(AtomicBool::new(false));
-        let a = std::sync::Arc::new(Segment { id: 1, unmapped: a_gone.clone() });
+        let a = std::sync::Arc::new(Segment {
+            id: 1,
+            unmapped: a_gone.clone(),
+        });
         let table = Arc::new(Mutex::new(Arc::new(vec![a])));
         let index = Arc::new(AtomicU64::new(1));
         let compactor = {
             let (table, index, b_gone) = (table.clone(), index.clone(), b_gone.clone());
             thread::spawn(move || {
-                let b = std::sync::Arc::new(Segment { id: 2, unmapped: b_gone });
+                let b = std::sync::Arc::new(Segment {
+                    id: 2,
+                    unmapped: b_gone,
+                });
                 // Publish the output, repoint the index, then retire the input.
                 {
                     let mut t = table.lock().unwrap();
@@ -102,7 +108,10 @@ fn reader_racing_a_reclaim_never_reads_an_unmapped_segment() {
             }
         }
         let seg = found.expect("a reader must succeed after one reload");
-        assert!(!seg.unmapped.load(Ordering::SeqCst), "read from an unmapped segment");
+        assert!(
+            !seg.unmapped.load(Ordering::SeqCst),
+            "read from an unmapped segment"
+        );
         compactor.join().unwrap();
         drop(seg);
         assert!(!b_gone.load(Ordering::SeqCst));
@@ -121,7 +130,8 @@ fn snapshot_registered_during_compaction_keeps_its_version() {
             thread::spawn(move || visible.store(2, Ordering::Release))
         };
         let compactor = {
-            let (visible, registry, v0_dropped) = (visible.clone(), registry.clone(), v0_dropped.clone());
+            let (visible, registry, v0_dropped) =
+                (visible.clone(), registry.clone(), v0_dropped.clone());
             thread::spawn(move || {
                 let (snapshots, captured) = {
                     let r = registry.lock().unwrap();
@@ -142,12 +152,18 @@ fn snapshot_registered_during_compaction_keeps_its_version() {
             s
         };
         if snapshot < 2 {
-            assert!(!v0_dropped.load(Ordering::SeqCst), "a live snapshot lost the version it sees");
+            assert!(
+                !v0_dropped.load(Ordering::SeqCst),
+                "a live snapshot lost the version it sees"
+            );
         }
         writer.join().unwrap();
         compactor.join().unwrap();
         if snapshot < 2 {
-            assert!(!v0_dropped.load(Ordering::SeqCst), "a live snapshot lost the version it sees");
+            assert!(
+                !v0_dropped.load(Ordering::SeqCst),
+                "a live snapshot lost the version it sees"
+            );
         }
     });
 }

@@ -359,7 +359,7 @@ fn write_output(
         id,
         seq_floor: visible + 1,
     };
-    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity)?;
+    let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, capacity)?;
     let mut at = SEGMENT_HEADER_BYTES as u64;
     for chunk in chunk_copies(copies) {
         at = write_frame(&segment, chunk, at)?;

@@ -1,10 +1,12 @@
 //! Segment files: append-only, pre-sized, memory-mapped read-only.
 //!
-//! A segment is created at its full capacity (a sparse file), mapped once,
-//! and appended to through its file descriptor; readers see appended bytes
-//! through the shared map, so the map never has to be remapped and the file
-//! is never shrunk while mapped. When full, a log segment is sealed with a
-//! seal frame and a new one is started.
+//! A segment's map is created once, at the segment's full capacity; the
+//! file itself grows in [`GROW_CHUNK`] steps (`set_len`, sparse) ahead of
+//! the appends, which go through the file descriptor. Readers see appended
+//! bytes through the shared map and only ever touch bytes below the file's
+//! current length, so no access can fault past the end of the file; the map
+//! never has to be remapped and the file is never shrunk while mapped. When
+//! full, a log segment is sealed with a seal frame and a new one is started.
 
 pub mod scan;
 pub mod table;
@@ -20,6 +22,9 @@ use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, Segment
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
 
 pub use table::SegmentTable;
+
+/// The file grows ahead of appends in steps of this many bytes.
+pub const GROW_CHUNK: u64 = 4 << 20;
 
 /// File name of segment `id`.
 pub fn file_name(id: u32) -> String {
@@ -45,6 +50,8 @@ pub struct Segment {
     map: ReadOnlyMap,
     /// End of the bytes written so far (the next frame goes here).
     written: AtomicU64,
+    /// Current length of the file (only grows); bytes below it are mapped.
+    file_len: AtomicU64,
     /// Bytes of records no longer reachable by any reader.
     dead_bytes: AtomicU64,
     /// Smallest sequence number of any record in the segment.
@@ -55,52 +62,56 @@ pub struct Segment {
 }
 
 impl Segment {
-    /// Creates a new, empty segment file of `capacity` bytes and maps it.
+    /// Creates a new, empty segment that can hold `capacity` bytes, with a
+    /// file of `initial_len` bytes to start with, and maps it.
     pub fn create(
         fs: &Arc<dyn FileSystem>,
         dir: &Path,
         header: SegmentHeader,
         capacity: u64,
+        initial_len: u64,
     ) -> Result<Segment> {
         let path = dir.join(file_name(header.id));
         let file = fs
             .open(&path, OpenMode::CreateNew)
             .map_err(|e| Error::io(&path, e))?;
+        let initial_len = initial_len.clamp(SEGMENT_HEADER_BYTES as u64, capacity);
         let setup = || -> io::Result<ReadOnlyMap> {
             file.write_all_at(&header.encode(), 0)?;
-            file.set_len(capacity)?;
+            file.set_len(initial_len)?;
             file.sync_data()?;
             file.map_readonly(capacity)
         };
         let map = setup().map_err(|e| Error::io(&path, e))?;
+        let written = SEGMENT_HEADER_BYTES as u64;
+        let fs = fs.clone();
         Ok(Self::from_parts(
             header,
             path,
             file,
-            fs.clone(),
+            fs,
             map,
-            SEGMENT_HEADER_BYTES as u64,
+            written,
+            initial_len,
         ))
     }
 
-    /// Maps an existing segment whose valid data ends at `written`.
+    /// Maps an existing segment whose valid data ends at `written`, with
+    /// room to grow to at least `capacity` bytes.
     pub(crate) fn from_open_file(
         fs: &Arc<dyn FileSystem>,
         header: SegmentHeader,
         file: Arc<dyn FileHandle>,
         written: u64,
+        capacity: u64,
     ) -> Result<Segment> {
         let path = file.path().to_path_buf();
         let len = file.len().map_err(|e| Error::io(&path, e))?;
-        let map = file.map_readonly(len).map_err(|e| Error::io(&path, e))?;
-        Ok(Self::from_parts(
-            header,
-            path,
-            file,
-            fs.clone(),
-            map,
-            written,
-        ))
+        let map = file
+            .map_readonly(len.max(capacity))
+            .map_err(|e| Error::io(&path, e))?;
+        let fs = fs.clone();
+        Ok(Self::from_parts(header, path, file, fs, map, written, len))
     }
 
     fn from_parts(
@@ -110,6 +121,7 @@ impl Segment {
         fs: Arc<dyn FileSystem>,
         map: ReadOnlyMap,
         written: u64,
+        file_len: u64,
     ) -> Segment {
         Segment {
             header,
@@ -118,6 +130,7 @@ impl Segment {
             fs,
             map,
             written: AtomicU64::new(written),
+            file_len: AtomicU64::new(file_len),
             dead_bytes: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
             obsolete: AtomicBool::new(false),
@@ -149,9 +162,27 @@ impl Segment {
         self.map.len() as u64
     }
 
-    /// Every mapped byte, including the unwritten (zero) tail.
+    /// Every byte of the file (the map may extend further, but bytes past
+    /// the end of the file are never exposed: touching them would fault).
     pub fn bytes(&self) -> &[u8] {
-        &self.map
+        let len = (self.file_len.load(Ordering::Acquire) as usize).min(self.map.len());
+        &self.map[..len]
+    }
+
+    /// Grows the file (in [`GROW_CHUNK`] steps, up to the capacity) so that
+    /// it is at least `end` bytes long. The map already covers it.
+    pub(crate) fn ensure_len(&self, end: u64) -> io::Result<()> {
+        let current = self.file_len.load(Ordering::Acquire);
+        if end <= current {
+            return Ok(());
+        }
+        if end > self.capacity() {
+            return Err(io::Error::other("write past the segment's capacity"));
+        }
+        let new_len = end.next_multiple_of(GROW_CHUNK).min(self.capacity());
+        self.file.set_len(new_len)?;
+        self.file_len.store(new_len, Ordering::Release);
+        Ok(())
     }
 
     /// End of the written data.
@@ -190,11 +221,12 @@ impl Segment {
     /// Parses the record at `offset`, checking bounds and (optionally) its
     /// checksum. Damage is a [`Error::Corruption`] naming this file.
     pub fn record_at(&self, offset: u64, verify: bool) -> Result<RecordView<'_>> {
-        let end = self.written().min(self.capacity());
+        let bytes = self.bytes();
+        let end = self.written().min(bytes.len() as u64);
         let bytes = usize::try_from(offset)
             .ok()
             .filter(|_| offset < end)
-            .and_then(|o| self.map.get(o..end as usize))
+            .and_then(|o| bytes.get(o..end as usize))
             .ok_or_else(|| {
                 Error::corruption(&self.path, offset, "record offset past the end of the data")
             })?;
@@ -210,8 +242,10 @@ impl Segment {
         Ok(record)
     }
 
-    /// Appends `bytes` at `offset` through the file descriptor.
+    /// Appends `bytes` at `offset` through the file descriptor, growing the
+    /// file first if needed.
     pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
+        self.ensure_len(offset + bytes.len() as u64)?;
         self.file.write_all_at(bytes, offset)
     }
 
