@@ -228,7 +228,7 @@ fn concurrency(c: &mut Criterion, f: &Fixture) {
         b.iter(|| {
             let r = rng.next();
             let k = &f.keys[(r % f.keys.len() as u64) as usize];
-            if r % 5 == 0 {
+            if r.is_multiple_of(5) {
                 f.db.put(f.ks, k, &[9u8; 100], &WriteOptions::default())
                     .unwrap();
             } else {
