@@ -12,6 +12,7 @@
 //! removes; a crash after it leaves replaced segments that recovery removes.
 //! Replaced segments are unlinked only when the last reader lets go of them.
 
+mod chain;
 mod plan;
 mod rewrite;
 
