@@ -5,11 +5,16 @@ CARGO ?= cargo
 
 test: toolchain fmt-check clippy unit loom
 
-# Installs what a fresh machine lacks: rustfmt and clippy for the stable toolchain.
+# Installs what a fresh machine lacks: rustfmt and clippy, and libclang, which
+# the real `rocksdb` crate (used only by benches, migrate and compat's
+# differential test, never by `alexdb` itself) needs to build.
 toolchain:
 	@command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
+	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || ls /usr/lib/*/libclang*.so >/dev/null 2>&1 || \
+		{ echo "installing libclang-dev (needed to build the real rocksdb crate)"; \
+		  apt-get update -qq && apt-get install -y -qq libclang-dev; }
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
