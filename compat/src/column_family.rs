@@ -84,10 +84,6 @@ pub struct ColumnFamily {
 
 impl ColumnFamily {
     /// Makes the handle of column family `name` with the database's id `id`.
-    #[allow(
-        dead_code,
-        reason = "called by the DB layer, which is still being written"
-    )]
     pub(crate) fn new(id: u32, name: impl Into<String>) -> Self {
         Self {
             id,
@@ -98,7 +94,7 @@ impl ColumnFamily {
     /// The column family's id within its database.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "kept beside the id for debugging and future error messages"
     )]
     pub(crate) fn id(&self) -> u32 {
         self.id
@@ -107,7 +103,7 @@ impl ColumnFamily {
     /// The column family's name.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "kept beside the id for debugging and future error messages"
     )]
     pub(crate) fn name(&self) -> &str {
         &self.name
@@ -125,10 +121,6 @@ pub struct BoundColumnFamily<'a> {
 
 impl BoundColumnFamily<'_> {
     /// Makes the handle of column family `name` with the database's id `id`.
-    #[allow(
-        dead_code,
-        reason = "called by the DB layer, which is still being written"
-    )]
     pub(crate) fn new(id: u32, name: impl Into<String>) -> Self {
         Self {
             id,
@@ -140,7 +132,7 @@ impl BoundColumnFamily<'_> {
     /// The column family's id within its database.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "kept beside the id for debugging and future error messages"
     )]
     pub(crate) fn id(&self) -> u32 {
         self.id
@@ -149,7 +141,7 @@ impl BoundColumnFamily<'_> {
     /// The column family's name.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "kept beside the id for debugging and future error messages"
     )]
     pub(crate) fn name(&self) -> &str {
         &self.name

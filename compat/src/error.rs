@@ -99,7 +99,7 @@ pub struct Error {
 
 #[allow(
     dead_code,
-    reason = "the constructors serve the DB layer, which is still being written"
+    reason = "one constructor per RocksDB status; not every status is produced yet"
 )]
 impl Error {
     /// Wraps a complete message, which should already carry a status prefix.

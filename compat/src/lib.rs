@@ -4,25 +4,47 @@
 //! keep `use rocksdb::...`: the types below are exported at the paths where
 //! rocksdb 0.25 exports them, with the same signatures.
 //!
-//! This crate holds the parts of the API that do not need an open database:
-//! errors, options, write batches, column family handles and descriptors,
-//! property names and the small traits and enums around them.
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("db");
+//! use alexdb::{DB, IteratorMode, Options};
+//!
+//! let mut opts = Options::default();
+//! opts.create_if_missing(true);
+//! let db = DB::open(&opts, &path).unwrap();
+//! db.put(b"key", b"value").unwrap();
+//! assert_eq!(db.get(b"key").unwrap().as_deref(), Some(&b"value"[..]));
+//! for item in db.iterator(IteratorMode::Start) {
+//!     let (key, value) = item.unwrap();
+//!     assert_eq!((&*key, &*value), (&b"key"[..], &b"value"[..]));
+//! }
+//! ```
+//!
+//! The database layer (`db/`, `db_iterator.rs`, `snapshot.rs`,
+//! `pinnable_slice.rs`) translates every call onto `alexdb-engine`; the rest
+//! (errors, options, write batches, column family handles, property names)
+//! needs no open database.
 
 pub mod compaction_filter;
 pub mod compaction_filter_factory;
 pub mod merge_operator;
 pub mod properties;
 pub mod statistics;
+pub mod storage;
 
 mod column_family;
 mod comparator;
 mod cstr_like;
+mod db;
+mod db_iterator;
 mod error;
 mod iter_range;
 mod iterator_mode;
 mod options;
+mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
+mod snapshot;
 mod write_batch;
 
 pub use crate::column_family::{
@@ -31,6 +53,12 @@ pub use crate::column_family::{
 };
 pub use crate::compaction_filter::Decision as CompactionDecision;
 pub use crate::cstr_like::CStrLike;
+pub use crate::db::{
+    DB, DBAccess, DBCommon, DBWithThreadMode, LiveFile, MultiThreaded, SingleThreaded, ThreadMode,
+};
+pub use crate::db_iterator::{
+    DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
+};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::iter_range::{IterateBounds, PrefixRange};
 pub use crate::iterator_mode::{Direction, IteratorMode};
@@ -44,8 +72,10 @@ pub use crate::options::{
     UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions,
     WriteBufferManager, WriteOptions,
 };
+pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
+pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };
@@ -75,5 +105,8 @@ mod tests {
         is_send_sync::<Env>();
         is_send_sync::<WriteBufferManager>();
         is_send_sync::<Error>();
+        is_send_sync::<super::DB>();
+        is_send_sync::<super::DBWithThreadMode<super::MultiThreaded>>();
+        is_send_sync::<super::DBWithThreadMode<super::SingleThreaded>>();
     }
 }

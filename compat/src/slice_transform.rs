@@ -69,7 +69,7 @@ impl SliceTransform {
     /// The transform's name.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "not yet reported anywhere (RocksDB prints it in its OPTIONS file)"
     )]
     pub(crate) fn name(&self) -> &str {
         &self.name
@@ -85,10 +85,6 @@ impl SliceTransform {
     }
 
     /// The prefix of `key`, or `None` when the key is not in the domain.
-    #[allow(
-        dead_code,
-        reason = "called by the DB layer, which is still being written"
-    )]
     pub(crate) fn prefix<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
         if !self.in_domain(key) {
             return None;

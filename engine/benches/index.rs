@@ -1,7 +1,9 @@
 //! ALEX index benchmarks on 1M uniform random `u64` keys (seed 42, 8-byte
-//! big-endian): point lookups against `BTreeMap<u64, u64>`, one-by-one
-//! upserts, and bulk loading. Also prints bytes per key and the structure
-//! statistics once.
+//! big-endian): point lookups against `BTreeMap<u64, u64>` (criterion, and
+//! an interleaved in-process ratio that is robust to machine load),
+//! one-by-one upserts, `upsert_batch` in batches of 1,000 random keys, and
+//! bulk loading. Also prints bytes per key and the structure statistics
+//! once.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -12,6 +14,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 
 const N: usize = 1_000_000;
 const LOOKUPS: usize = 1 << 16;
+const BATCH: usize = 1_000;
 
 /// Payload `p` is key `p`.
 struct Keys(Vec<[u8; 8]>);
@@ -74,6 +77,7 @@ fn lookups(c: &mut Criterion, d: &Data) {
         .enumerate()
         .map(|(p, &n)| (n, p as u64))
         .collect();
+    interleaved_ratio(d, &index, &btree);
     let mut group = c.benchmark_group("lookup");
     group.throughput(Throughput::Elements(LOOKUPS as u64));
     group.bench_function("alex_get_candidate", |b| {
@@ -94,6 +98,59 @@ fn lookups(c: &mut Criterion, d: &Data) {
     group.finish();
 }
 
+/// Times ALEX and `BTreeMap` lookups in alternating rounds, so that both
+/// see the same machine load, and prints the median per-lookup times and
+/// the median of the per-round ratios.
+fn interleaved_ratio(d: &Data, index: &AlexIndex, btree: &BTreeMap<u64, u64>) {
+    const ROUNDS: usize = 21;
+    let guard = crossbeam_epoch::pin();
+    let (mut alex, mut tree, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        for &p in &d.probes {
+            black_box(index.get_candidate(&d.keys.0[p], &d.keys, &guard));
+        }
+        let a = start.elapsed().as_nanos() as f64 / LOOKUPS as f64;
+        let start = Instant::now();
+        for &p in &d.probes {
+            black_box(btree.get(&d.nums[p]));
+        }
+        let b = start.elapsed().as_nanos() as f64 / LOOKUPS as f64;
+        alex.push(a);
+        tree.push(b);
+        ratio.push(b / a);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "interleaved lookups ({ROUNDS} rounds, medians): alex {:.0} ns, btreemap {:.0} ns, \
+         btreemap/alex {:.2}x",
+        median(&mut alex),
+        median(&mut tree),
+        median(&mut ratio)
+    );
+}
+
+/// Upserts all keys into a new index in random order, `BATCH` at a time.
+fn batched(d: &Data) -> AlexIndex {
+    batched_in_order(d, &(0..N as u64).collect::<Vec<_>>())
+}
+
+/// Upserts the keys of `payloads` into a new index, in that order, `BATCH`
+/// at a time.
+fn batched_in_order(d: &Data, payloads: &[u64]) -> AlexIndex {
+    let index = AlexIndex::new();
+    let mut batch = Vec::with_capacity(BATCH);
+    for chunk in payloads.chunks(BATCH) {
+        batch.clear();
+        batch.extend(chunk.iter().map(|&p| (&d.keys.0[p as usize][..], p)));
+        black_box(index.upsert_batch(&batch, &d.keys));
+    }
+    index
+}
+
 fn writes(c: &mut Criterion, d: &Data) {
     let start = Instant::now();
     let index = AlexIndex::new();
@@ -103,6 +160,34 @@ fn writes(c: &mut Criterion, d: &Data) {
     let ns = start.elapsed().as_nanos() as f64 / N as f64;
     report(
         &format!("after {N} upserts ({ns:.0} ns/key, one run)"),
+        &index,
+    );
+    drop(index);
+    let start = Instant::now();
+    let index = batched(d);
+    let ns = start.elapsed().as_nanos() as f64 / N as f64;
+    report(
+        &format!("after {N} batched upserts ({ns:.0} ns/key, one run)"),
+        &index,
+    );
+    drop(index);
+    // Ascending keys: each batch of 1,000 falls into a handful of data nodes,
+    // the case one copy per touched node is for.
+    let start = Instant::now();
+    let index = AlexIndex::new();
+    for &p in &d.sorted {
+        index.upsert(&d.keys.0[p as usize], p, &d.keys);
+    }
+    let single = start.elapsed().as_nanos() as f64 / N as f64;
+    drop(index);
+    let start = Instant::now();
+    let index = batched_in_order(d, &d.sorted);
+    let ns = start.elapsed().as_nanos() as f64 / N as f64;
+    report(
+        &format!(
+            "after {N} ascending upserts: {single:.0} ns/key one by one, \
+             {ns:.0} ns/key batched (one run each)"
+        ),
         &index,
     );
     drop(index);
@@ -120,6 +205,9 @@ fn writes(c: &mut Criterion, d: &Data) {
             },
             BatchSize::PerIteration,
         );
+    });
+    group.bench_function("upsert_batch_1m_random_by_1000", |b| {
+        b.iter_batched(|| (), |()| batched(d), BatchSize::PerIteration);
     });
     group.bench_function("bulk_load_1m", |b| {
         b.iter(|| AlexIndex::bulk_load(&d.sorted, &d.keys));

@@ -22,6 +22,7 @@
 //! is always a prefix of the acknowledged history.
 
 pub mod batch;
+mod batch_plan;
 mod compaction;
 mod db;
 pub mod error;

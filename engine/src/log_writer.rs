@@ -13,13 +13,12 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_epoch as epoch;
 
-use crate::batch::{BatchOp, WriteBatch};
+use crate::batch::WriteBatch;
+use crate::batch_plan::{self, PendingRecord};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
 use crate::format::record::{self, RecordFields, RecordKind};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
-use crate::index::{KeyResolver, ScanDirection};
-use crate::keyspace::{Keyspace, KeyspaceTable};
 use crate::location::{Location, MAX_SEGMENT_BYTES};
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
@@ -65,22 +64,18 @@ impl Writer {
     }
 }
 
-/// One record to write, with the keyspace it goes to.
-struct PendingRecord<'b> {
-    ks: Arc<Keyspace>,
-    kind: RecordKind,
-    key: std::borrow::Cow<'b, [u8]>,
-    value: &'b [u8],
-}
-
 /// Writes `batch` atomically; returns the ticket to sync up to.
 pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
     batch.validate()?;
     let mut w = shared.lock_writer();
     shared.check_poison()?;
     let keyspaces = shared.keyspaces.load();
-    let records = expand(shared, &keyspaces, batch)?;
+    let records = batch_plan::expand(shared, &keyspaces, batch)?;
     if records.is_empty() {
+        // Nothing to log (e.g. range deletes of empty ranges); the operations
+        // still consume their sequence numbers, as in RocksDB.
+        w.next_seq += batch.len() as u64;
+        shared.visible_seq.store(w.next_seq - 1, Ordering::Release);
         return Ok(w.ticket);
     }
     let body_len: usize = records
@@ -89,105 +84,14 @@ pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
         .sum();
     let frame_len = (FRAME_HEADER_BYTES + body_len) as u64;
     ensure_room(shared, &mut w, frame_len)?;
+    let first_seq = w.next_seq;
     let locations = encode(shared, &mut w, &records)?;
-    append_frame(shared, &mut w, records.len())?;
+    w.next_seq += batch.len() as u64;
+    append_frame(shared, &mut w, records.len(), first_seq)?;
     apply(shared, &records, &locations);
     let last_seq = w.next_seq - 1;
     shared.visible_seq.store(last_seq, Ordering::Release);
     Ok(w.ticket)
-}
-
-/// Turns batch operations into records; range deletes become one delete per
-/// key that currently has a value in the range.
-fn expand<'b>(
-    shared: &Shared,
-    keyspaces: &KeyspaceTable,
-    batch: &'b WriteBatch,
-) -> Result<Vec<PendingRecord<'b>>> {
-    let mut out = Vec::with_capacity(batch.len());
-    for op in batch.ops() {
-        let (id, kind, key, value): (_, _, &[u8], &[u8]) = match op {
-            BatchOp::Put {
-                keyspace,
-                key,
-                value,
-            } => (keyspace, RecordKind::Put, key, value),
-            BatchOp::Delete { keyspace, key } => (keyspace, RecordKind::Delete, key, &[]),
-            BatchOp::DeleteRange {
-                keyspace,
-                start,
-                end,
-            } => {
-                let ks = lookup(keyspaces, *keyspace)?;
-                for key in live_keys_in(shared, &ks, start, end) {
-                    out.push(PendingRecord {
-                        ks: ks.clone(),
-                        kind: RecordKind::Delete,
-                        key: key.into(),
-                        value: &[],
-                    });
-                }
-                continue;
-            }
-        };
-        out.push(PendingRecord {
-            ks: lookup(keyspaces, *id)?,
-            kind,
-            key: key.into(),
-            value,
-        });
-    }
-    Ok(out)
-}
-
-fn lookup(keyspaces: &KeyspaceTable, id: crate::KeyspaceId) -> Result<Arc<Keyspace>> {
-    keyspaces.get(id).cloned().ok_or_else(|| {
-        Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
-    })
-}
-
-/// Keys in `[start, end)` whose newest version is a put. Runs under the
-/// writer lock, so the index cannot change underneath.
-fn live_keys_in(shared: &Shared, ks: &Keyspace, start: &[u8], end: &[u8]) -> Vec<Vec<u8>> {
-    let mut keys = Vec::new();
-    if start >= end {
-        return keys;
-    }
-    let table = shared.segments.load();
-    let resolver = TableResolver::new(&table);
-    let mut from = std::ops::Bound::Included(start.to_vec());
-    loop {
-        let guard = epoch::pin();
-        let mut payloads = Vec::new();
-        let bound = match &from {
-            std::ops::Bound::Included(k) => std::ops::Bound::Included(k.as_slice()),
-            std::ops::Bound::Excluded(k) => std::ops::Bound::Excluded(k.as_slice()),
-            std::ops::Bound::Unbounded => std::ops::Bound::Unbounded,
-        };
-        ks.index.collect(
-            bound,
-            ScanDirection::Forward,
-            256,
-            &resolver,
-            &guard,
-            &mut payloads,
-        );
-        for &p in &payloads {
-            let key = resolver.key(p);
-            if key >= end {
-                return keys;
-            }
-            if !Location(p).is_tombstone() {
-                keys.push(key.to_vec());
-            }
-        }
-        match payloads.last() {
-            Some(&p) if payloads.len() == 256 => {
-                from = std::ops::Bound::Excluded(resolver.key(p).to_vec())
-            }
-            _ => return keys,
-        }
-    }
 }
 
 /// Seals the active segment and starts a new one if `frame_len` does not fit.
@@ -271,8 +175,9 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
         };
         let offset = frame_start + frame.len() as u64;
         let loc = Location::new(segment_id, offset, r.kind == RecordKind::Delete);
-        let seq = w.next_seq;
-        w.next_seq += 1;
+        // Each batch operation consumes one sequence number; the deletes a
+        // range delete expands to share its number.
+        let seq = w.next_seq + r.op as u64;
         record::encode_into(
             &RecordFields {
                 kind: r.kind,
@@ -294,7 +199,7 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
 }
 
 /// Fills in the frame header and appends the frame to the active segment.
-fn append_frame(shared: &Shared, w: &mut Writer, count: usize) -> Result<()> {
+fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -> Result<()> {
     let count = u32::try_from(count)
         .map_err(|_| Error::InvalidArgument("batch has too many operations".into()))?;
     let header = FrameHeader::for_body(FrameKind::Batch, &w.frame[FRAME_HEADER_BYTES..], count);
@@ -303,7 +208,6 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize) -> Result<()> {
     if let Err(e) = w.active.write_at(&w.frame, at) {
         return Err(shared.poison_with(Error::io(w.active.path(), e)));
     }
-    let first_seq = w.next_seq - u64::from(count);
     w.active.note_seq(first_seq);
     w.active.set_written(at + w.frame.len() as u64);
     w.ticket += w.frame.len() as u64;

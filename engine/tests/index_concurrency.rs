@@ -1,5 +1,6 @@
 //! Lock-free readers against a concurrent writer: readers always find the
-//! keys that are never removed, and scans are strictly ordered.
+//! keys that are never removed, and scans are strictly ordered. The writer
+//! alternates single upserts with `upsert_batch` calls.
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -117,13 +118,39 @@ fn readers_see_a_consistent_tree_during_writes() {
             }
             scans
         });
+        // Stops the readers even if the writer below panics (otherwise the
+        // scope would wait for them forever instead of failing).
+        struct StopOnDrop<'a>(&'a AtomicBool);
+        impl Drop for StopOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let stopper = StopOnDrop(&stop);
         let start = Instant::now();
         let mut round = 0u64;
         while start.elapsed() < RUN_FOR {
             // Insert a batch of churning keys, then remove every other one.
-            for i in 0..2_000 {
-                let p = STABLE + (round * 2_000 + i) % CHURN;
-                index.upsert(&keys.0[p as usize], p, &keys);
+            // Odd rounds insert them with `upsert_batch`, together with
+            // re-upserts of stable keys (same payload) and a duplicate.
+            if round.is_multiple_of(2) {
+                for i in 0..2_000 {
+                    let p = STABLE + (round * 2_000 + i) % CHURN;
+                    index.upsert(&keys.0[p as usize], p, &keys);
+                }
+            } else {
+                let mut batch: Vec<(&[u8], u64)> = (0..2_000)
+                    .map(|i| STABLE + (round * 2_000 + i) % CHURN)
+                    .chain((0..200).map(|i| mix(round * 200 + i) % STABLE))
+                    .map(|p| (keys.0[p as usize].as_slice(), p))
+                    .collect();
+                batch.push(batch[0]);
+                let previous = index.upsert_batch(&batch, &keys);
+                assert_eq!(previous.len(), batch.len());
+                assert_eq!(previous.last(), Some(&Some(batch[0].1)));
+                for (&(_, p), prev) in batch[2_000..2_200].iter().zip(&previous[2_000..]) {
+                    assert_eq!(*prev, Some(p), "stable key missing before a batch");
+                }
             }
             for i in (0..2_000).step_by(2) {
                 let p = STABLE + (round * 2_000 + i) % CHURN;
@@ -131,7 +158,7 @@ fn readers_see_a_consistent_tree_during_writes() {
             }
             round += 1;
         }
-        stop.store(true, Ordering::Relaxed);
+        drop(stopper);
         for r in readers {
             assert!(r.join().expect("reader panicked") > 0);
         }

@@ -1,5 +1,6 @@
 //! Model test: random operation sequences against `BTreeMap<Vec<u8>, u64>`
-//! over each key shape the index must handle.
+//! over each key shape the index must handle. Batched upserts are checked
+//! against sequential inserts into the map.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -84,13 +85,19 @@ enum Op {
         start: u32,
         len: u32,
     },
+    /// `upsert_batch` of keys `start + offsets[j]` (mod the universe):
+    /// clustered, so several land in one data node, and with duplicates.
+    Batch {
+        start: u32,
+        offsets: Vec<u16>,
+    },
     BulkLoad,
 }
 
 impl Arbitrary for Op {
     fn arbitrary(g: &mut Gen) -> Self {
         let key = |g: &mut Gen| u32::arbitrary(g) % UNIVERSE;
-        match u8::arbitrary(g) % 20 {
+        match u8::arbitrary(g) % 23 {
             0..=5 => Op::Upsert(key(g)),
             6..=8 => Op::Remove(key(g)),
             9..=10 => Op::Get(key(g)),
@@ -109,6 +116,13 @@ impl Arbitrary for Op {
                 start: key(g),
                 len: u32::arbitrary(g) % 500,
             },
+            19..=21 => {
+                let (len, spread) = (usize::arbitrary(g) % 700, 1 + u16::arbitrary(g) % 1500);
+                Op::Batch {
+                    start: key(g),
+                    offsets: (0..len).map(|_| u16::arbitrary(g) % spread).collect(),
+                }
+            }
             _ => Op::BulkLoad,
         }
     }
@@ -140,6 +154,27 @@ impl Harness {
         let want = self.model.insert(key.clone(), payload);
         check(got == want, || {
             format!("upsert {key:?}: {got:?} != {want:?}")
+        })
+    }
+
+    /// One `upsert_batch` call against the same entries inserted into the
+    /// model one by one, in input order.
+    fn batch(&mut self, keys: &[u32]) -> Result<(), String> {
+        let first = self.keys.0.len() as u64;
+        for &i in keys {
+            self.keys.0.push(key_of(self.shape, i));
+        }
+        let entries: Vec<(&[u8], u64)> = (first..self.keys.0.len() as u64)
+            .map(|p| (self.keys.key(p), p))
+            .collect();
+        let got = self.index.upsert_batch(&entries, &self.keys);
+        let want: Vec<Option<u64>> = entries
+            .iter()
+            .map(|&(k, p)| self.model.insert(k.to_vec(), p))
+            .collect();
+        check(got == want, || {
+            let bad = (0..want.len()).find(|&j| got.get(j) != Some(&want[j]));
+            format!("batch of {}: first mismatch at {bad:?}", want.len())
         })
     }
 
@@ -217,6 +252,13 @@ impl Harness {
             }),
             Op::RemoveRange { start, len } => {
                 (start..start + len).try_for_each(|i| self.remove(i % UNIVERSE))
+            }
+            Op::Batch { start, ref offsets } => {
+                let keys: Vec<u32> = offsets
+                    .iter()
+                    .map(|&o| (start + u32::from(o)) % UNIVERSE)
+                    .collect();
+                self.batch(&keys)
             }
             Op::BulkLoad => {
                 let payloads: Vec<u64> = self.model.values().copied().collect();
@@ -303,4 +345,29 @@ fn harness_detects_a_wrong_answer() {
     h.model.insert(key_of(Shape::Uniform, 1), 99);
     assert!(h.get(1, false).is_err());
     assert!(h.check_all().is_err());
+}
+
+/// Batches with duplicates return what sequential upserts would, in input
+/// order, and the last duplicate wins.
+#[test]
+fn batch_duplicates_follow_input_order() {
+    let mut h = Harness {
+        shape: Shape::Uniform,
+        keys: Keys::default(),
+        model: BTreeMap::new(),
+        index: AlexIndex::new(),
+    };
+    h.upsert(5).unwrap();
+    h.batch(&[7, 5, 7, 9, 5, 7]).unwrap();
+    let guard = crossbeam_epoch::pin();
+    let k7 = key_of(Shape::Uniform, 7);
+    assert_eq!(h.index.get(&k7, &h.keys, &guard), Some(6));
+    assert_eq!(h.index.len(), 3);
+    assert!(h.index.upsert_batch(&[], &h.keys).is_empty());
+    // Large clustered batches force expansions and splits mid-batch.
+    for round in 0..4u32 {
+        let keys: Vec<u32> = (0..2500).map(|j| (j * 7 + round) % UNIVERSE).collect();
+        h.batch(&keys).unwrap();
+    }
+    h.check_all().unwrap();
 }

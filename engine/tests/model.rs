@@ -50,6 +50,8 @@ enum Op {
     Put(usize, u16, Vec<u8>),
     Delete(usize, u16),
     Batch(Vec<(usize, u16, Option<Vec<u8>>)>),
+    /// Puts, then a range delete, then more puts, in one batch.
+    BatchWithRange(usize, Vec<u16>, u16, u16, Vec<u16>),
     DeleteRange(usize, u16, u16),
     Get(usize, u16),
     Scan {
@@ -98,7 +100,14 @@ impl Arbitrary for Op {
                         .collect(),
                 )
             }
-            55..=57 => Op::DeleteRange(ks, small_key(g), small_key(g)),
+            55..=56 => Op::DeleteRange(ks, small_key(g), small_key(g)),
+            57 => Op::BatchWithRange(
+                ks,
+                (0..usize::arbitrary(g) % 4).map(|_| small_key(g)).collect(),
+                small_key(g),
+                small_key(g),
+                (0..usize::arbitrary(g) % 3).map(|_| small_key(g)).collect(),
+            ),
             58..=72 => Op::Get(ks, small_key(g)),
             73..=84 => Op::Scan {
                 ks,
@@ -160,6 +169,8 @@ struct Harness {
     ids: Vec<KeyspaceId>,
     model: Model,
     snapshots: Vec<(Snapshot, Model)>,
+    /// Expected latest sequence number: one per batch operation.
+    seq: u64,
 }
 
 impl Harness {
@@ -175,6 +186,7 @@ impl Harness {
             ids,
             model: vec![BTreeMap::new(); KEYSPACES],
             snapshots: Vec::new(),
+            seq: 0,
         }
     }
 
@@ -183,6 +195,31 @@ impl Harness {
     }
 
     fn run(&mut self, shape: Shape, op: &Op) -> Result<(), String> {
+        self.apply(shape, op)?;
+        self.seq += match op {
+            Op::Put(..) | Op::Delete(..) | Op::DeleteRange(..) => 1,
+            Op::Batch(items) => items.len() as u64,
+            Op::BatchWithRange(_, before, _, _, after) => (before.len() + 1 + after.len()) as u64,
+            _ => 0,
+        };
+        let got = self.db().latest_sequence_number();
+        if matches!(op, Op::Reopen) {
+            // Sequence numbers of trailing operations that logged no record
+            // (empty range deletes) are not persisted.
+            if got > self.seq {
+                return Err(format!(
+                    "sequence {got} after reopen, more than {}",
+                    self.seq
+                ));
+            }
+            self.seq = got;
+        } else if got != self.seq {
+            return Err(format!("latest sequence number {got}, want {}", self.seq));
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, shape: Shape, op: &Op) -> Result<(), String> {
         let w = WriteOptions::default();
         match op {
             Op::Put(ks, k, v) => {
@@ -227,6 +264,28 @@ impl Harness {
                         self.model[*ks].remove(&k);
                     }
                 }
+            }
+            Op::BatchWithRange(ks, before, a, b, after) => {
+                let id = self.ids[*ks];
+                let mut batch = WriteBatch::new();
+                let m = &mut self.model[*ks];
+                for k in before {
+                    batch.put(id, &shape.key(*k), b"before");
+                    m.insert(shape.key(*k), b"before".to_vec());
+                }
+                let (a, b) = (shape.key(*a), shape.key(*b));
+                batch.delete_range(id, &a, &b);
+                if a < b {
+                    let doomed: Vec<_> = m.range(a..b).map(|(k, _)| k.clone()).collect();
+                    for k in doomed {
+                        m.remove(&k);
+                    }
+                }
+                for k in after {
+                    batch.put(id, &shape.key(*k), b"after");
+                    m.insert(shape.key(*k), b"after".to_vec());
+                }
+                self.db().write(&batch, &w).map_err(|e| e.to_string())?;
             }
             Op::Get(ks, k) => {
                 let got = self

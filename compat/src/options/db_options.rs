@@ -36,9 +36,9 @@ pub(crate) type SharedCompactionFilter = Arc<Mutex<CompactionFilterBox>>;
 /// A named compaction filter, as stored in the options.
 #[derive(Clone)]
 pub(crate) struct CompactionFilter {
-    #[allow(dead_code, reason = "used by compaction, which is still being written")]
+    #[allow(dead_code, reason = "compaction filters are not run yet")]
     pub(crate) name: String,
-    #[allow(dead_code, reason = "used by compaction, which is still being written")]
+    #[allow(dead_code, reason = "compaction filters are not run yet")]
     pub(crate) filter: SharedCompactionFilter,
 }
 

@@ -1,6 +1,10 @@
 //! [`ReadOptions`]: per-read settings for `get_opt`, `iterator_opt`, ...
 
+use std::sync::Arc;
+
+use crate::db::DBAccess;
 use crate::iter_range::IterateBounds;
+use crate::snapshot::SnapshotWithThreadMode;
 
 use super::enums::ReadTier;
 
@@ -12,7 +16,9 @@ use super::enums::ReadTier;
 /// effect, because AlexDB reads through memory maps and always verifies
 /// checksums.
 ///
-/// `set_snapshot` is added by the snapshot module.
+/// A snapshot set with [`ReadOptions::set_snapshot`] is held by the
+/// options (not just pointed to, as in RocksDB), so reads through them stay
+/// valid even if the `Snapshot` value is dropped first.
 #[derive(Clone, Debug)]
 pub struct ReadOptions {
     pub(crate) iterate_lower_bound: Option<Vec<u8>>,
@@ -23,6 +29,7 @@ pub struct ReadOptions {
     pub(crate) tailing: bool,
     pub(crate) timestamp: Option<Vec<u8>>,
     pub(crate) iter_start_ts: Option<Vec<u8>>,
+    pub(crate) snapshot: Option<Arc<alexdb_engine::Snapshot>>,
 }
 
 impl Default for ReadOptions {
@@ -36,11 +43,17 @@ impl Default for ReadOptions {
             tailing: false,
             timestamp: None,
             iter_start_ts: None,
+            snapshot: None,
         }
     }
 }
 
 impl ReadOptions {
+    /// Makes reads and iterators see the database as of `snapshot`.
+    pub fn set_snapshot<D: DBAccess>(&mut self, snapshot: &SnapshotWithThreadMode<'_, D>) {
+        self.snapshot = Some(snapshot.engine_snapshot());
+    }
+
     /// Accepted for compatibility; AlexDB has no block cache to fill, so
     /// this has no effect.
     pub fn fill_cache(&mut self, _v: bool) {}

@@ -56,10 +56,6 @@ impl WriteOptions {
     pub fn set_memtable_insert_hint_per_batch(&mut self, _v: bool) {}
 
     /// Whether the write must be synced before returning.
-    #[allow(
-        dead_code,
-        reason = "read by the DB layer, which is still being written"
-    )]
     pub(crate) fn sync(&self) -> bool {
         self.sync
     }
@@ -67,17 +63,13 @@ impl WriteOptions {
     /// Whether the write skips the write-ahead log.
     #[allow(
         dead_code,
-        reason = "read by the DB layer, which is still being written"
+        reason = "AlexDB always logs; kept for when disable_wal is honoured"
     )]
     pub(crate) fn wal_disabled(&self) -> bool {
         self.disable_wal
     }
 
     /// Whether writes to missing column families are skipped.
-    #[allow(
-        dead_code,
-        reason = "read by the DB layer, which is still being written"
-    )]
     pub(crate) fn ignore_missing_column_families(&self) -> bool {
         self.ignore_missing_column_families
     }
@@ -111,7 +103,7 @@ impl FlushOptions {
     /// Whether the caller waits for the flush.
     #[allow(
         dead_code,
-        reason = "read by the DB layer, which is still being written"
+        reason = "flushes are synchronous in AlexDB; kept for when they are not"
     )]
     pub(crate) fn wait(&self) -> bool {
         self.wait

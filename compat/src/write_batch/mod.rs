@@ -240,7 +240,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     /// The decoded records, for the database to apply.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "for get_updates_since and transactions, not implemented yet"
     )]
     pub(crate) fn ops(&self) -> Ops<'_> {
         Ops::new(&self.rep)
@@ -249,7 +249,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     /// The sequence number in the batch header.
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "for get_updates_since and transactions, not implemented yet"
     )]
     pub(crate) fn sequence(&self) -> u64 {
         rep::sequence(&self.rep)
@@ -258,7 +258,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     /// Stores `sequence` in the batch header (as RocksDB does on write).
     #[allow(
         dead_code,
-        reason = "called by the DB layer, which is still being written"
+        reason = "for get_updates_since and transactions, not implemented yet"
     )]
     pub(crate) fn set_sequence(&mut self, sequence: u64) {
         rep::ensure_header(&mut self.rep);

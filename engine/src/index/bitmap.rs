@@ -85,6 +85,39 @@ pub(crate) fn prev_clear(words: &[u64], upto: usize) -> Option<usize> {
     prev_with(words, upto, false)
 }
 
+/// The set bits of a bitmap, ascending.
+pub(crate) struct Ones<'a> {
+    words: &'a [u64],
+    w: usize,
+    word: u64,
+}
+
+impl<'a> Ones<'a> {
+    /// The set bits of `words`.
+    pub(crate) fn new(words: &'a [u64]) -> Self {
+        Self {
+            words,
+            w: 0,
+            word: words.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+impl Iterator for Ones<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.word == 0 {
+            self.w += 1;
+            self.word = *self.words.get(self.w)?;
+        }
+        let bit = self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        Some(self.w * 64 + bit)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +139,6 @@ mod tests {
         assert_eq!(prev_set(&w, 62), None);
         assert!(!get(&w, 0) && get(&w, 199));
         assert_eq!(next_clear(&w, 199, 200), None);
+        assert_eq!(Ones::new(&w).collect::<Vec<_>>(), [63, 64, 130, 199]);
     }
 }

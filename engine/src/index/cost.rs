@@ -59,9 +59,21 @@ pub(crate) fn slots_for(n: usize) -> usize {
     ((n as f64 / INIT_DENSITY).ceil() as usize).max(MIN_DATA_SLOTS)
 }
 
-/// Iterations of an exponential search that starts `err` slots away.
+/// Iterations of an exponential search that starts `err` slots away:
+/// `log2(|err| + 1)`, approximated to within 0.01 (it only feeds cost
+/// estimates, and is computed for every key of every node built).
+#[inline]
 pub(crate) fn search_iters(err: f64) -> f64 {
-    (err.abs() + 1.0).log2()
+    let x = err.abs() + 1.0;
+    if !x.is_finite() {
+        return x;
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    // `x = 2^exp * (1 + t)`, `t` in `[0, 1)`; `log2(1 + t)` by a quadratic
+    // that is exact at both ends.
+    let t = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52)) - 1.0;
+    exp as f64 + t * (4.0 / 3.0 - t / 3.0)
 }
 
 /// Expected cost of one insert into a data node built from `mks` at the
@@ -157,6 +169,15 @@ impl CostTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_iters_approximates_log2() {
+        for err in [0.0, 0.25, -0.5, 1.0, 2.7, -13.0, 100.0, 1e6] {
+            let want = (f64::abs(err) + 1.0).log2();
+            assert!((search_iters(err) - want).abs() < 0.01, "{err}");
+        }
+        assert_eq!(search_iters(f64::INFINITY), f64::INFINITY);
+    }
 
     #[test]
     fn tracker_flags_drift_only_after_enough_ops() {

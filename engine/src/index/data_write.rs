@@ -1,30 +1,39 @@
-//! Copy-on-write changes of data nodes: each returns a new node and leaves
-//! the published one untouched.
+//! Copy-on-write changes of data nodes: each `with_*` returns a new node
+//! and leaves the published one untouched. The in-place forms (`insert`,
+//! `set_payload`) are for private copies that are not published yet, so a
+//! batch of changes to one node costs one copy.
 
 use super::KeyResolver;
 use super::bitmap;
 use super::cost::{self, Edge, MIN_DATA_SLOTS, MIN_DENSITY};
-use super::data_node::DataNode;
+use super::data_node::{DataNode, TAIL_GAP};
 
 impl DataNode {
-    /// Mutable views of the copy's model keys, payloads and bitmap.
-    fn parts_mut(&mut self) -> (&mut [u64], &mut [u64], &mut [u64]) {
-        let (keys, rest) = self.buf.split_at_mut(self.slots);
-        let (pays, bits) = rest.split_at_mut(self.slots);
-        (keys, pays, bits)
-    }
-
     /// A copy with the payload in occupied slot `pos` replaced.
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Self {
         let mut node = self.clone();
-        node.parts_mut().1[pos] = payload;
+        node.set_payload(pos, payload);
         node
     }
 
-    /// A copy with a new entry of model key `mk` placed before the occupied
-    /// slot `succ` (the first entry greater than the new key; `None` when
-    /// there is none). `iters` is what the search cost, for the tracker.
-    /// The node must not be full.
+    /// Replaces the payload in occupied slot `pos` of an unpublished node
+    /// (and in the gaps before it, which are copies).
+    pub(crate) fn set_payload(&mut self, pos: usize, payload: u64) {
+        debug_assert!(self.is_occupied(pos));
+        self.array[pos].payload = payload;
+        self.fill_gaps_before(pos);
+    }
+
+    /// Makes the gaps right before slot `pos` copies of it.
+    fn fill_gaps_before(&mut self, pos: usize) {
+        let mut gap = pos;
+        while gap > 0 && !bitmap::get(&self.bits, gap - 1) {
+            gap -= 1;
+            self.array[gap] = self.array[pos];
+        }
+    }
+
+    /// A copy with a new entry inserted, see [`Self::insert`].
     pub(crate) fn with_insert(
         &self,
         mk: u64,
@@ -32,9 +41,19 @@ impl DataNode {
         succ: Option<usize>,
         iters: u32,
     ) -> Self {
-        debug_assert!(self.num_keys < self.slots);
         let mut node = self.clone();
-        let succ = succ.unwrap_or(self.slots);
+        node.insert(mk, payload, succ, iters);
+        node
+    }
+
+    /// Places a new entry of model key `mk` before the occupied slot `succ`
+    /// (the first entry greater than the new key; `None` when there is
+    /// none) of an unpublished node. `iters` is what the search cost, for
+    /// the tracker. The node must not be full.
+    pub(crate) fn insert(&mut self, mk: u64, payload: u64, succ: Option<usize>, iters: u32) {
+        let slots = self.slots();
+        debug_assert!(self.num_keys < slots);
+        let succ = succ.unwrap_or(slots);
         let pred = self.prev_occupied(succ);
         let first_free = pred.map_or(0, |p| p + 1);
         let (pos, shifts) = if first_free < succ {
@@ -42,7 +61,7 @@ impl DataNode {
             // predecessor, leaving the gaps after them for the next ones;
             // keys before it (prepends) right before their successor.
             let guess = self.model.predict_slot(mk);
-            let pos = if guess >= self.slots as i64 {
+            let pos = if guess >= slots as i64 {
                 first_free
             } else if guess < 0 {
                 succ - 1
@@ -51,27 +70,21 @@ impl DataNode {
             };
             (pos, 0)
         } else {
-            node.open_slot(succ)
+            self.open_slot(succ)
         };
-        let (keys, pays, bits) = node.parts_mut();
-        keys[pos] = mk;
-        pays[pos] = payload;
-        bitmap::set(bits, pos);
-        let mut gap = pos;
-        while gap > 0 && !bitmap::get(bits, gap - 1) {
-            gap -= 1;
-            keys[gap] = mk;
-        }
-        node.num_keys += 1;
-        let edge = if succ == self.slots {
+        self.array[pos].mk = mk;
+        self.array[pos].payload = payload;
+        bitmap::set(&mut self.bits, pos);
+        self.fill_gaps_before(pos);
+        self.num_keys += 1;
+        let edge = if succ == slots {
             Some(Edge::Tail)
         } else if pred.is_none() {
             Some(Edge::Head)
         } else {
             None
         };
-        node.cost.record(iters, shifts as u32, edge);
-        node
+        self.cost.record(iters, shifts as u32, edge);
     }
 
     /// Frees a slot for a key that belongs right before occupied slot
@@ -79,28 +92,25 @@ impl DataNode {
     /// between it and the nearest gap by one. Returns the freed slot, now
     /// marked unoccupied-but-about-to-be-written, and the number of moves.
     fn open_slot(&mut self, succ: usize) -> (usize, usize) {
-        let slots = self.slots;
-        let right = bitmap::next_clear(self.bits(), succ, slots);
+        let slots = self.slots();
+        let right = bitmap::next_clear(&self.bits, succ, slots);
         let left = succ
             .checked_sub(1)
-            .and_then(|p| bitmap::prev_clear(self.bits(), p));
+            .and_then(|p| bitmap::prev_clear(&self.bits, p));
         let use_right = match (left, right) {
             (Some(l), Some(r)) => r - succ < succ - l,
             (None, Some(_)) => true,
             (_, None) => false,
         };
-        let (keys, pays, bits) = self.parts_mut();
         if use_right {
             let r = right.unwrap_or(slots);
-            keys.copy_within(succ..r, succ + 1);
-            pays.copy_within(succ..r, succ + 1);
-            bitmap::set(bits, r);
+            self.array.copy_within(succ..r, succ + 1);
+            bitmap::set(&mut self.bits, r);
             (succ, r - succ)
         } else {
             let l = left.unwrap_or(0);
-            keys.copy_within(l + 1..succ, l);
-            pays.copy_within(l + 1..succ, l);
-            bitmap::set(bits, l);
+            self.array.copy_within(l + 1..succ, l);
+            bitmap::set(&mut self.bits, l);
             (succ - 1, succ - 1 - l)
         }
     }
@@ -110,13 +120,12 @@ impl DataNode {
         let mut node = self.clone();
         let next = node
             .next_occupied(pos + 1)
-            .map_or(u64::MAX, |p| node.keys()[p]);
-        let (keys, _, bits) = node.parts_mut();
-        bitmap::clear(bits, pos);
+            .map_or(TAIL_GAP, |p| node.array[p]);
+        bitmap::clear(&mut node.bits, pos);
         let mut gap = pos + 1;
-        while gap > 0 && !bitmap::get(bits, gap - 1) {
+        while gap > 0 && !bitmap::get(&node.bits, gap - 1) {
             gap -= 1;
-            keys[gap] = next;
+            node.array[gap] = next;
         }
         node.num_keys -= 1;
         node
@@ -124,20 +133,25 @@ impl DataNode {
 
     /// Whether the node is so sparse it should contract.
     pub(crate) fn is_sparse(&self) -> bool {
-        self.slots > MIN_DATA_SLOTS
-            && (self.num_keys as f64) < self.slots as f64 * MIN_DENSITY
-            && cost::slots_for(self.num_keys) < self.slots
+        self.slots() > MIN_DATA_SLOTS
+            && (self.num_keys as f64) < self.slots() as f64 * MIN_DENSITY
+            && cost::slots_for(self.num_keys) < self.slots()
     }
 
     /// Whether more than one entry has a clamped model key (`0` or
     /// `u64::MAX`): the keys have outgrown the node's prefix.
     fn has_clamped_ties(&self) -> bool {
-        let keys = self.keys();
         let low = self.next_occupied(0).is_some_and(|p| {
-            keys[p] == 0 && self.next_occupied(p + 1).is_some_and(|q| keys[q] == 0)
+            self.mk_at(p) == 0
+                && self
+                    .next_occupied(p + 1)
+                    .is_some_and(|q| self.mk_at(q) == 0)
         });
-        let high = self.prev_occupied(self.slots).is_some_and(|p| {
-            keys[p] == u64::MAX && self.prev_occupied(p).is_some_and(|q| keys[q] == u64::MAX)
+        let high = self.prev_occupied(self.slots()).is_some_and(|p| {
+            self.mk_at(p) == u64::MAX
+                && self
+                    .prev_occupied(p)
+                    .is_some_and(|q| self.mk_at(q) == u64::MAX)
         });
         low || high
     }
@@ -163,11 +177,7 @@ impl DataNode {
             );
         }
         let mut mks = Vec::with_capacity(self.num_keys);
-        let mut pos = self.next_occupied(0);
-        while let Some(p) = pos {
-            mks.push(self.keys()[p]);
-            pos = self.next_occupied(p + 1);
-        }
+        mks.extend(self.occupied().map(|s| s.mk));
         if let Some(edge) = self.cost.busy_edge().filter(|_| extra > 0) {
             return Self::with_edge_room(self.proj.clone(), &mks, &payloads, edge);
         }
@@ -188,7 +198,14 @@ mod tests {
 
     fn check(node: &DataNode, keys: &Keys, live: &[u64]) {
         assert_eq!(node.payloads_in_order(), live);
-        assert!(node.keys().windows(2).all(|w| w[0] <= w[1]));
+        assert!(node.array.windows(2).all(|w| w[0].mk <= w[1].mk));
+        // Every gap is a copy of the next entry (or the tail gap).
+        for pos in 0..node.slots() {
+            if !node.is_occupied(pos) {
+                let next = node.next_occupied(pos).map_or(TAIL_GAP, |p| node.array[p]);
+                assert_eq!(node.array[pos], next, "gap {pos}");
+            }
+        }
         for &p in live {
             assert_eq!(node.get(&keys.0[p as usize], keys), Some(p));
         }

@@ -156,13 +156,17 @@ impl InnerNode {
         self.num_keys.load(Ordering::Relaxed)
     }
 
-    /// Records that the subtree gained (`true`) or lost one key. Writer only.
+    /// Records that the subtree gained (`true`) or lost one key. Writer
+    /// only, so a plain load and store suffice (no locked read-modify-write).
     pub(crate) fn count_key(&self, added: bool) {
-        if added {
-            self.num_keys.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.num_keys.fetch_sub(1, Ordering::Relaxed);
-        }
+        let keys = self.keys();
+        let keys = if added { keys + 1 } else { keys - 1 };
+        self.num_keys.store(keys, Ordering::Relaxed);
+    }
+
+    /// Records that the subtree gained `n` keys. Writer only.
+    pub(crate) fn add_keys(&self, n: usize) {
+        self.num_keys.store(self.keys() + n, Ordering::Relaxed);
     }
 
     /// Whether the subtree has at least doubled since it was built, so that

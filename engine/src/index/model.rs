@@ -9,7 +9,12 @@
 /// integer `offset` lets an inner node grow slots on its left without
 /// changing which of the old slots any key maps to (floating-point
 /// additions could round across a slot boundary; integer ones cannot).
+///
+/// `repr(C)` keeps `offset` last: data nodes, whose offset is always 0,
+/// predict with [`Self::predict_local`], which never reads it, so a data
+/// node's lookup fields fit in one cache line.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub(crate) struct LinearModel {
     anchor: u64,
     slope: f64,
@@ -69,8 +74,18 @@ impl LinearModel {
     /// The unclamped predicted slot of `mk`.
     #[inline]
     pub(crate) fn predict_slot(&self, mk: u64) -> i64 {
+        floor_i64(self.predict_f64(mk)).saturating_add(self.offset)
+    }
+
+    /// The predicted slot of `mk`, clamped to `0..len` (`len >= 1`), for a
+    /// model without an integer offset (data nodes). Same result as
+    /// [`Self::predict`] without reading `offset`.
+    #[inline]
+    pub(crate) fn predict_local(&self, mk: u64, len: usize) -> usize {
+        debug_assert_eq!(self.offset, 0);
+        // Truncation equals `floor` once negative values are clamped to 0;
         // `as` saturates (and maps NaN to 0).
-        (self.predict_f64(mk).floor() as i64).saturating_add(self.offset)
+        (self.predict_f64(mk) as i64).clamp(0, len as i64 - 1) as usize
     }
 
     /// The predicted slot of `mk`, clamped to `0..len` (`len >= 1`).
@@ -109,9 +124,50 @@ impl LinearModel {
     }
 }
 
+/// `floor(x)` as an integer, saturating (NaN maps to 0). Avoids a libm
+/// call on targets without SSE4.1.
+#[inline]
+fn floor_i64(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_matches_std() {
+        for x in [
+            -2.5,
+            -1.0,
+            -0.5,
+            -0.0,
+            0.0,
+            0.3,
+            1.0,
+            7.9,
+            1e30,
+            -1e30,
+            f64::NAN,
+        ] {
+            let want = x.floor() as i64;
+            assert_eq!(floor_i64(x), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn local_prediction_matches_predict() {
+        let mks: Vec<u64> = (0..100u64).map(|i| i * i * 977).collect();
+        let m = LinearModel::fit(&mks, 150.0).shifted(-3.5);
+        for k in (0..10_000_000u64).step_by(1013) {
+            assert_eq!(m.predict_local(k, 150), m.predict(k, 150));
+        }
+    }
 
     #[test]
     fn fits_uniform_keys_exactly() {

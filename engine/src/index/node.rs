@@ -4,7 +4,12 @@ use super::data_node::DataNode;
 use super::inner_node::InnerNode;
 
 /// A tree node.
+///
+/// `repr(C, align(64))`: the tag sits at offset 0 and the variant right
+/// after it, on a cache-line boundary, so a data node's lookup fields (see
+/// [`DataNode`]) share the tag's cache line.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) enum Node {
     /// Routes keys to children with a linear model.
     Inner(InnerNode),
@@ -20,5 +25,28 @@ impl Node {
                 Self::Inner(inner) => inner.heap_bytes(),
                 Self::Data(data) => data.heap_bytes(),
             }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::model::LinearModel;
+
+    /// The lookup fields of a data node (all but the model's last word, its
+    /// unused integer offset) end within the node's first cache line.
+    #[test]
+    fn data_lookup_fields_share_the_first_cache_line() {
+        let node = Node::Data(DataNode::empty());
+        let base = &raw const node as usize;
+        let Node::Data(data) = &node else {
+            unreachable!()
+        };
+        let data_offset = &raw const *data as usize - base;
+        let model_end = std::mem::offset_of!(DataNode, model) + size_of::<LinearModel>() - 8;
+        assert_eq!(base % 64, 0);
+        assert!(data_offset + model_end <= 64, "{data_offset} + {model_end}");
+        assert!(std::mem::offset_of!(DataNode, proj) < std::mem::offset_of!(DataNode, model));
+        assert!(std::mem::offset_of!(DataNode, array) < std::mem::offset_of!(DataNode, model));
     }
 }

@@ -79,6 +79,24 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         (path, node)
     }
 
+    /// The leaf `key` routes to.
+    pub(crate) fn leaf_of(&self, key: &[u8]) -> NodeRef<'g> {
+        let mut node = self.root.load(self.guard);
+        while let Node::Inner(inner) = node.get() {
+            node = inner.child(inner.route(key), self.guard);
+        }
+        node
+    }
+
+    /// Counts `added` keys added to every subtree on `path`.
+    pub(crate) fn count_keys(path: &[Step<'g>], added: usize) {
+        if added > 0 {
+            for step in path {
+                step.inner().add_keys(added);
+            }
+        }
+    }
+
     /// Counts a key added to or removed from every subtree on `path`.
     pub(crate) fn count_key(path: &[Step<'g>], added: bool) {
         for step in path {

@@ -163,6 +163,85 @@ impl AlexIndex {
         }
     }
 
+    /// Upserts every `(key, payload)` of `entries` under one acquisition of
+    /// the writer lock, and returns each entry's previous payload **in input
+    /// order** (`result[i]` belongs to `entries[i]`), exactly as if the
+    /// entries had been [`upsert`](Self::upsert)ed one by one in input
+    /// order: of entries with equal keys the later one wins, and each one's
+    /// previous payload is that of the equal entry before it in the batch,
+    /// or what the index held for the first. `resolver` must resolve the
+    /// payloads of all `entries` from the start of the call.
+    ///
+    /// The entries are applied in key order (a stable sort keeps equal keys
+    /// in input order) and grouped by the data node they go to. Each group
+    /// is applied to one private copy of its node, published once: a data
+    /// node that receives many entries is copied once, not once per entry.
+    /// When the copy fills up it is published, the node expands or splits
+    /// as for a single insert, and the group continues in the new node(s).
+    /// Readers never wait; they see the batch's entries appear node by node
+    /// (the batch is not atomic).
+    pub fn upsert_batch<R: KeyResolver>(
+        &self,
+        entries: &[(&[u8], u64)],
+        resolver: &R,
+    ) -> Vec<Option<u64>> {
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        order.sort_by(|&a, &b| entries[a].0.cmp(entries[b].0));
+        let mut previous = vec![None; entries.len()];
+        let _lock = self.lock();
+        let mut next = 0;
+        while next < order.len() {
+            // A fresh guard per node group, as for single upserts: one guard
+            // for the whole batch would keep every node the batch retires
+            // (6 KiB each) alive until the end of the call.
+            let guard = epoch::pin();
+            let w = self.writer(resolver, &guard);
+            let group = next;
+            let (path, leaf_ref) = w.descend(entries[order[group]].0);
+            let leaf = as_data(leaf_ref);
+            let mut copy: Option<DataNode> = None;
+            let (mut added, mut full) = (0, false);
+            for (i, &e) in order.iter().enumerate().skip(group) {
+                let (key, payload) = entries[e];
+                if i > group && !w.leaf_of(key).ptr_eq(leaf_ref) {
+                    break;
+                }
+                let node = copy.as_ref().unwrap_or(leaf);
+                let mk = node.model_key(key);
+                let (pos, found, iters) = node.seek_ge(key, mk, resolver);
+                match (pos, found) {
+                    (Some(pos), true) => {
+                        previous[e] = Some(node.payload_at(pos));
+                        copy.get_or_insert_with(|| leaf.clone())
+                            .set_payload(pos, payload);
+                    }
+                    _ if node.is_full() => {
+                        full = true;
+                        break;
+                    }
+                    _ => {
+                        copy.get_or_insert_with(|| leaf.clone())
+                            .insert(mk, payload, pos, iters);
+                        added += 1;
+                    }
+                }
+                next = i + 1;
+            }
+            if let Some(copy) = copy {
+                w.replace(&path, leaf_ref, w.publish(copy));
+            }
+            Writer::<R>::count_keys(&path, added);
+            self.len.fetch_add(added, Ordering::Relaxed);
+            if full {
+                // Same as `upsert` on a full node: make room, then retry
+                // the entry (the loop descends to it again).
+                let (path, leaf_ref) = w.descend(entries[order[next]].0);
+                w.make_room(&path, leaf_ref);
+            }
+        }
+        previous
+    }
+
     /// Removes `key`; returns its payload. Contracts the data node when it
     /// gets sparse.
     pub fn remove<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {

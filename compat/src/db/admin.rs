@@ -1,0 +1,344 @@
+//! Flushes, compaction, properties and the maintenance calls that mean
+//! little to AlexDB.
+//!
+//! AlexDB has no memtable: every acknowledged write is already in its log
+//! segment. `flush` therefore makes the log durable (an `fdatasync`), and
+//! `compact_range` runs the engine's compaction, which rewrites whole
+//! segments regardless of the key range.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use alexdb_engine::{KeyspaceId, Stats};
+
+use super::errors::IntoRocks;
+use super::{DBCommon, DBInner, ThreadMode};
+use crate::{
+    AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, IngestExternalFileOptions,
+    WaitForCompactOptions,
+};
+
+/// A data file of the database, as `live_files` reports it.
+#[derive(Debug, Clone)]
+pub struct LiveFile {
+    /// The column family the file belongs to.
+    pub column_family_name: String,
+    /// The file name.
+    pub name: String,
+    /// The file size in bytes.
+    pub size: usize,
+    /// The LSM level of the file.
+    pub level: i32,
+    /// The smallest key in the file.
+    pub start_key: Option<Vec<u8>>,
+    /// The largest key in the file.
+    pub end_key: Option<Vec<u8>>,
+    /// Entries in the file.
+    pub num_entries: u64,
+    /// Deletions in the file.
+    pub num_deletions: u64,
+}
+
+impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
+    /// Makes every acknowledged write durable (AlexDB has no memtable to
+    /// write out; see the module notes).
+    pub fn flush(&self) -> Result<(), Error> {
+        self.flush_opt(&FlushOptions::default())
+    }
+
+    /// [`Self::flush`]; the options change nothing.
+    pub fn flush_opt(&self, _flushopts: &FlushOptions) -> Result<(), Error> {
+        self.core().engine.sync().rocks()
+    }
+
+    /// [`Self::flush`]: the log is shared by every column family.
+    pub fn flush_cf(&self, cf: &impl AsColumnFamilyRef) -> Result<(), Error> {
+        self.flush_cf_opt(cf, &FlushOptions::default())
+    }
+
+    /// [`Self::flush`]: the log is shared by every column family.
+    pub fn flush_cf_opt(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        flushopts: &FlushOptions,
+    ) -> Result<(), Error> {
+        self.flush_opt(flushopts)
+    }
+
+    /// [`Self::flush`]: the log is shared by every column family.
+    pub fn flush_cfs_opt(
+        &self,
+        _cfs: &[&impl AsColumnFamilyRef],
+        opts: &FlushOptions,
+    ) -> Result<(), Error> {
+        self.flush_opt(opts)
+    }
+
+    /// With `sync`, makes every acknowledged write durable; without, does
+    /// nothing (writes already reach the operating system before they are
+    /// acknowledged).
+    pub fn flush_wal(&self, sync: bool) -> Result<(), Error> {
+        if sync {
+            self.core().engine.sync().rocks()?;
+        }
+        Ok(())
+    }
+
+    /// Compacts the database now. AlexDB compacts whole segments, so the
+    /// range is not used; errors are counted in `rocksdb.background-errors`
+    /// (the rocksdb signature returns nothing).
+    pub fn compact_range<S: AsRef<[u8]>, E: AsRef<[u8]>>(
+        &self,
+        _start: Option<S>,
+        _end: Option<E>,
+    ) {
+        self.compact_now();
+    }
+
+    /// [`Self::compact_range`]; the options change nothing.
+    pub fn compact_range_opt<S: AsRef<[u8]>, E: AsRef<[u8]>>(
+        &self,
+        start: Option<S>,
+        end: Option<E>,
+        _opts: &CompactOptions,
+    ) {
+        self.compact_range(start, end);
+    }
+
+    /// [`Self::compact_range`]: segments hold every column family.
+    pub fn compact_range_cf<S: AsRef<[u8]>, E: AsRef<[u8]>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        start: Option<S>,
+        end: Option<E>,
+    ) {
+        self.compact_range(start, end);
+    }
+
+    /// [`Self::compact_range`]: segments hold every column family.
+    pub fn compact_range_cf_opt<S: AsRef<[u8]>, E: AsRef<[u8]>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        start: Option<S>,
+        end: Option<E>,
+        _opts: &CompactOptions,
+    ) {
+        self.compact_range(start, end);
+    }
+
+    fn compact_now(&self) {
+        // A failed pass leaves the database consistent and is retried by the
+        // next compaction; the engine counts it in its statistics.
+        let _ = self.core().engine.compact();
+    }
+
+    /// Returns once no compaction is running: AlexDB's manual compactions
+    /// finish before `compact_range` returns, so there is nothing to wait for.
+    pub fn wait_for_compact(&self, _opts: &WaitForCompactOptions) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Accepted and ignored: the options that can be changed at run time in
+    /// RocksDB are tuning knobs AlexDB does not have.
+    pub fn set_options(&self, _opts: &[(&str, &str)]) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Accepted and ignored; see [`Self::set_options`].
+    pub fn set_options_cf(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        _opts: &[(&str, &str)],
+    ) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// A property of the default column family (or of the whole database),
+    /// as text; `None` for a property AlexDB does not know.
+    ///
+    /// Known: `rocksdb.estimate-num-keys` (exact), `rocksdb.total-sst-files-size`
+    /// (bytes of all segment files' records), `rocksdb.estimate-live-data-size`
+    /// and `rocksdb.live-sst-files-size` (bytes still reachable),
+    /// `rocksdb.stats`/`rocksdb.dbstats`/`rocksdb.cfstats` (text),
+    /// `rocksdb.num-snapshots`, `rocksdb.background-errors`,
+    /// `rocksdb.estimate-pending-compaction-bytes`, and the memtable, flush,
+    /// block-cache and write-stall counters, which are always 0 (AlexDB has
+    /// none of those).
+    pub fn property_value(&self, name: impl CStrLike) -> Result<Option<String>, Error> {
+        self.property(0, name)
+    }
+
+    /// [`Self::property_value`] for column family `cf`.
+    pub fn property_value_cf(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        name: impl CStrLike,
+    ) -> Result<Option<String>, Error> {
+        self.property(cf.cf_id(), name)
+    }
+
+    /// [`Self::property_value`] parsed as an integer.
+    pub fn property_int_value(&self, name: impl CStrLike) -> Result<Option<u64>, Error> {
+        self.property(0, name)?.map(|v| parse_int(&v)).transpose()
+    }
+
+    /// [`Self::property_value_cf`] parsed as an integer.
+    pub fn property_int_value_cf(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        name: impl CStrLike,
+    ) -> Result<Option<u64>, Error> {
+        self.property(cf.cf_id(), name)?
+            .map(|v| parse_int(&v))
+            .transpose()
+    }
+
+    fn property(&self, cf: u32, name: impl CStrLike) -> Result<Option<String>, Error> {
+        let name = name
+            .into_c_string()
+            .map_err(|e| Error::new(format!("Failed to convert property name to CString: {e}")))?;
+        let name = name.to_string_lossy();
+        let engine = &self.core().engine;
+        let stats = engine.stats();
+        let value = match name.as_ref() {
+            "rocksdb.estimate-num-keys" => engine.live_keys(KeyspaceId(cf)).rocks()?,
+            "rocksdb.total-sst-files-size" => stats.data_bytes,
+            "rocksdb.estimate-live-data-size" | "rocksdb.live-sst-files-size" => stats.live_bytes(),
+            "rocksdb.num-snapshots" => stats.snapshots_open,
+            "rocksdb.background-errors" => stats.compaction_errors,
+            "rocksdb.estimate-pending-compaction-bytes" => stats.dead_bytes,
+            "rocksdb.stats" | "rocksdb.dbstats" | "rocksdb.cfstats" => {
+                return Ok(Some(stats_text(self.path(), &stats)));
+            }
+            "rocksdb.cur-size-active-mem-table"
+            | "rocksdb.cur-size-all-mem-tables"
+            | "rocksdb.size-all-mem-tables"
+            | "rocksdb.num-entries-active-mem-table"
+            | "rocksdb.num-entries-imm-mem-tables"
+            | "rocksdb.num-deletes-active-mem-table"
+            | "rocksdb.num-deletes-imm-mem-tables"
+            | "rocksdb.num-immutable-mem-table"
+            | "rocksdb.num-immutable-mem-table-flushed"
+            | "rocksdb.mem-table-flush-pending"
+            | "rocksdb.num-running-flushes"
+            | "rocksdb.num-running-compactions"
+            | "rocksdb.compaction-pending"
+            | "rocksdb.is-write-stopped"
+            | "rocksdb.actual-delayed-write-rate"
+            | "rocksdb.block-cache-capacity"
+            | "rocksdb.block-cache-usage"
+            | "rocksdb.block-cache-pinned-usage"
+            | "rocksdb.estimate-table-readers-mem" => 0,
+            _ => return Ok(None),
+        };
+        Ok(Some(value.to_string()))
+    }
+
+    /// The sequence number of the last write: 0 for a new database, and
+    /// each write advances it by its number of operations.
+    pub fn latest_sequence_number(&self) -> u64 {
+        self.core().engine.latest_sequence_number()
+    }
+
+    /// Fails as RocksDB does on a primary instance: only secondaries
+    /// (which AlexDB does not have) catch up.
+    pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
+        Err(Error::not_supported("Supported only by secondary instance"))
+    }
+
+    /// Not supported: AlexDB has no SST files to ingest. Fails with
+    /// `Not implemented`.
+    pub fn ingest_external_file<P: AsRef<Path>>(&self, paths: Vec<P>) -> Result<(), Error> {
+        self.ingest_external_file_opts(&IngestExternalFileOptions::default(), paths)
+    }
+
+    /// Not supported; see [`Self::ingest_external_file`].
+    pub fn ingest_external_file_opts<P: AsRef<Path>>(
+        &self,
+        _opts: &IngestExternalFileOptions,
+        _paths: Vec<P>,
+    ) -> Result<(), Error> {
+        Err(Error::not_supported(
+            "AlexDB cannot ingest RocksDB SST files",
+        ))
+    }
+
+    /// Not supported; see [`Self::ingest_external_file`].
+    pub fn ingest_external_file_cf<P: AsRef<Path>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        paths: Vec<P>,
+    ) -> Result<(), Error> {
+        self.ingest_external_file(paths)
+    }
+
+    /// Not supported; see [`Self::ingest_external_file`].
+    pub fn ingest_external_file_cf_opts<P: AsRef<Path>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        opts: &IngestExternalFileOptions,
+        paths: Vec<P>,
+    ) -> Result<(), Error> {
+        self.ingest_external_file_opts(opts, paths)
+    }
+
+    /// Not supported: AlexDB's segment files are not SST files with levels
+    /// and key ranges. Fails with `Not implemented`.
+    pub fn live_files(&self) -> Result<Vec<LiveFile>, Error> {
+        Err(Error::not_supported(
+            "AlexDB keeps segment files, not SST files",
+        ))
+    }
+
+    /// Does nothing, which RocksDB allows: it only promises to drop files
+    /// lying entirely within the range, and may keep keys of the range.
+    pub fn delete_file_in_range<K: AsRef<[u8]>>(&self, _from: K, _to: K) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Does nothing; see [`Self::delete_file_in_range`].
+    pub fn delete_file_in_range_cf<K: AsRef<[u8]>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        _from: K,
+        _to: K,
+    ) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Does nothing: background compaction stops when the database closes.
+    pub fn cancel_all_background_work(&self, _wait: bool) {}
+}
+
+/// Parses an integer property as rocksdb does, with its error text.
+fn parse_int(value: &str) -> Result<u64, Error> {
+    value.parse::<u64>().map_err(|err| {
+        Error::new(format!(
+            "Failed to convert property value {value} to int: {err}"
+        ))
+    })
+}
+
+/// The text of `rocksdb.stats`: a RocksDB-style "DB Stats" block with
+/// AlexDB's counters.
+fn stats_text(path: &Path, stats: &Stats) -> String {
+    let mut out = String::from("\n** DB Stats **\n");
+    let rows = [
+        ("Path", path.display().to_string()),
+        ("Live keys", stats.live_keys.to_string()),
+        ("Segments", stats.segments.to_string()),
+        ("Data bytes", stats.data_bytes.to_string()),
+        ("Dead bytes", stats.dead_bytes.to_string()),
+        ("Index entries", stats.index_entries.to_string()),
+        ("Index bytes", stats.index_bytes.to_string()),
+        ("Compactions", stats.compactions.to_string()),
+        ("Bytes reclaimed", stats.bytes_reclaimed.to_string()),
+        ("Compaction errors", stats.compaction_errors.to_string()),
+        ("Open snapshots", stats.snapshots_open.to_string()),
+        ("Latest sequence", stats.latest_sequence.to_string()),
+    ];
+    for (label, value) in rows {
+        let _ = writeln!(out, "{label}: {value}");
+    }
+    out
+}

@@ -1,0 +1,111 @@
+//! Creating, dropping and finding column families, in both thread modes.
+
+use std::sync::{Arc, PoisonError};
+
+use super::core::{Core, FamilyInfo};
+use super::errors::IntoRocks;
+use super::{DBCommon, DBInner, MultiThreaded, SingleThreaded};
+use crate::column_family::ColumnFamily;
+use crate::{BoundColumnFamily, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
+
+impl Core {
+    /// Creates column family `name` with `opts`; returns its id.
+    pub(crate) fn create_family(&self, name: &str, opts: &Options) -> Result<u32, Error> {
+        self.check_writable()?;
+        let mut families = self.families_mut();
+        if families.values().any(|f| f.name == name) {
+            return Err(Error::invalid_argument("Column family already exists"));
+        }
+        let id = self.engine.create_keyspace(name).rocks()?.0;
+        let info = FamilyInfo {
+            name: name.to_owned(),
+            prefix_extractor: opts.prefix_extractor.clone(),
+        };
+        families.insert(id, info);
+        Ok(id)
+    }
+
+    /// Drops column family `name` (id `id`) and frees its space: the
+    /// segments are compacted before this returns, so the dropped records'
+    /// bytes are gone from disk (except those an open snapshot still sees).
+    pub(crate) fn drop_family(&self, id: u32, name: &str) -> Result<(), Error> {
+        self.check_writable()?;
+        if name == DEFAULT_COLUMN_FAMILY_NAME {
+            return Err(Error::invalid_argument("Can't drop default column family"));
+        }
+        self.engine.drop_keyspace(name).rocks()?;
+        self.families_mut().remove(&id);
+        // A failed pass only delays reclamation; background compaction retries.
+        let _ = self.engine.compact();
+        Ok(())
+    }
+}
+
+/// The error rocksdb gives for a column family the handle does not know.
+fn unknown_family(name: &str) -> Error {
+    Error::new(format!("Invalid column family: {name}"))
+}
+
+impl<I: DBInner> DBCommon<SingleThreaded, I> {
+    /// Creates a column family.
+    pub fn create_cf<N: AsRef<str>>(&mut self, name: N, opts: &Options) -> Result<(), Error> {
+        let name = name.as_ref();
+        let id = self.inner.core().create_family(name, opts)?;
+        self.cfs
+            .cfs
+            .insert(name.to_owned(), ColumnFamily::new(id, name));
+        Ok(())
+    }
+
+    /// Drops a column family and all its keys; the space is reclaimed by
+    /// compaction.
+    pub fn drop_cf(&mut self, name: &str) -> Result<(), Error> {
+        match self.cfs.cfs.remove(name) {
+            Some(cf) => self.inner.core().drop_family(cf.id(), name),
+            None => Err(unknown_family(name)),
+        }
+    }
+
+    /// The handle of column family `name`, if it was opened or created
+    /// through this handle.
+    pub fn cf_handle(&self, name: &str) -> Option<&ColumnFamily> {
+        self.cfs.cfs.get(name)
+    }
+}
+
+impl<I: DBInner> DBCommon<MultiThreaded, I> {
+    /// Creates a column family.
+    pub fn create_cf<N: AsRef<str>>(&self, name: N, opts: &Options) -> Result<(), Error> {
+        let name = name.as_ref();
+        let id = self.inner.core().create_family(name, opts)?;
+        self.cfs
+            .cfs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), id);
+        Ok(())
+    }
+
+    /// Drops a column family and all its keys; the space is reclaimed by
+    /// compaction. Handles to it still held by other threads stop working.
+    pub fn drop_cf(&self, name: &str) -> Result<(), Error> {
+        let removed = self
+            .cfs
+            .cfs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(name);
+        match removed {
+            Some(id) => self.inner.core().drop_family(id, name),
+            None => Err(unknown_family(name)),
+        }
+    }
+
+    /// The handle of column family `name`, if it was opened or created
+    /// through this handle.
+    pub fn cf_handle(&self, name: &str) -> Option<Arc<BoundColumnFamily<'_>>> {
+        let cfs = self.cfs.cfs.read().unwrap_or_else(PoisonError::into_inner);
+        cfs.get(name)
+            .map(|&id| Arc::new(BoundColumnFamily::new(id, name)))
+    }
+}

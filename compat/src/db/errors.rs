@@ -1,0 +1,61 @@
+//! Translation of engine errors into RocksDB status messages.
+//!
+//! Each engine error becomes the message RocksDB gives for the same
+//! situation, so code that matches on [`crate::ErrorKind`] or on the text
+//! (`"Invalid argument: ..."`, `".../LOCK: ..."`) behaves the same.
+
+use std::path::Path;
+
+use alexdb_engine::Error as EngineError;
+
+use crate::Error;
+
+/// The message RocksDB gives when another handle holds `lock_path`.
+pub(crate) fn lock_error(lock_path: &Path) -> Error {
+    Error::io(format_args!(
+        "While lock file: {}: Resource temporarily unavailable",
+        lock_path.display()
+    ))
+}
+
+/// RocksDB's message for opening a missing database without `create_if_missing`.
+pub(crate) fn missing_db_error(dir: &Path) -> Error {
+    Error::invalid_argument(format_args!(
+        "{}/CURRENT: does not exist (create_if_missing is false)",
+        dir.display()
+    ))
+}
+
+/// Converts an engine error into the equivalent RocksDB status.
+pub(crate) fn from_engine(error: EngineError) -> Error {
+    from_engine_ref(&error)
+}
+
+/// Converts a borrowed engine error into the equivalent RocksDB status.
+pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
+    match error {
+        EngineError::Locked(lock_path) => lock_error(lock_path),
+        EngineError::NotFound(dir) => missing_db_error(dir),
+        EngineError::AlreadyExists(dir) => Error::invalid_argument(format_args!(
+            "{}: exists (error_if_exists is true)",
+            dir.display()
+        )),
+        EngineError::InvalidArgument(detail) => Error::invalid_argument(detail),
+        EngineError::Corruption { .. } => Error::corruption(error),
+        EngineError::NotADatabase { .. } => Error::invalid_argument(error),
+        EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
+        other => Error::io(other),
+    }
+}
+
+/// `Result` conversion shorthand.
+pub(crate) trait IntoRocks<T> {
+    /// Maps the engine error, if any, to a RocksDB status.
+    fn rocks(self) -> Result<T, Error>;
+}
+
+impl<T> IntoRocks<T> for Result<T, EngineError> {
+    fn rocks(self) -> Result<T, Error> {
+        self.map_err(from_engine)
+    }
+}

@@ -1,0 +1,449 @@
+//! Opening, destroying and listing databases.
+//!
+//! As in rocksdb, `open*` first creates the directory (even with
+//! `create_if_missing(false)`, which then fails on the missing database),
+//! every existing column family must be named when opening, and
+//! `open`/`open_default` leave no handle for `"default"`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File, OpenOptions};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alexdb_engine::io::{FileSystem, StdFileSystem};
+use alexdb_engine::keyspace::{MANIFEST_FILE, read_manifest};
+use alexdb_engine::{Db, LOCK_FILE};
+
+use super::core::{Core, FamilyInfo};
+use super::errors::{IntoRocks, lock_error};
+use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
+use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
+
+/// How a database is opened.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    ReadWrite,
+    ReadOnly,
+}
+
+/// The engine's temporary manifest, left behind by a crash mid-rewrite.
+const MANIFEST_TMP: &str = "MANIFEST.tmp";
+
+impl<T: ThreadMode> DBWithThreadMode<T> {
+    /// Opens the database at `path`, creating it if missing.
+    pub fn open_default<P: AsRef<Path>>(path: P) -> Result<Self, Error> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        Self::open(&opts, path)
+    }
+
+    /// Opens the database at `path`, which must have no column family but
+    /// `"default"`. `cf_handle("default")` is then `None`.
+    pub fn open<P: AsRef<Path>>(opts: &Options, path: P) -> Result<Self, Error> {
+        Self::open_cf(opts, path, None::<&str>)
+    }
+
+    /// Opens the database without allowing writes (they fail with
+    /// `Not implemented: Not supported operation in read only mode.`).
+    ///
+    /// Deviation: AlexDB has no lock-free read-only mode yet, so this takes
+    /// the database lock like a normal open and fails with the LOCK
+    /// `IO error` while another handle has the database open.
+    pub fn open_for_read_only<P: AsRef<Path>>(
+        opts: &Options,
+        path: P,
+        error_if_log_file_exist: bool,
+    ) -> Result<Self, Error> {
+        Self::open_cf_for_read_only(opts, path, None::<&str>, error_if_log_file_exist)
+    }
+
+    /// Not supported: AlexDB has no secondary instances. Always fails with
+    /// a `Not implemented` error.
+    pub fn open_as_secondary<P: AsRef<Path>>(
+        opts: &Options,
+        primary_path: P,
+        secondary_path: P,
+    ) -> Result<Self, Error> {
+        Self::open_cf_as_secondary(opts, primary_path, secondary_path, None::<&str>)
+    }
+
+    /// Opens the database "with a TTL". RocksDB only promises that entries
+    /// live at least `ttl` and may drop older ones during compaction;
+    /// AlexDB keeps every entry, which that promise allows.
+    pub fn open_with_ttl<P: AsRef<Path>>(
+        opts: &Options,
+        path: P,
+        ttl: Duration,
+    ) -> Result<Self, Error> {
+        Self::open_cf_descriptors_with_ttl(opts, path, std::iter::empty(), ttl)
+    }
+
+    /// [`Self::open_with_ttl`] with column family names.
+    pub fn open_cf_with_ttl<P, I, N>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        ttl: Duration,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Self::open_cf_descriptors_with_ttl(opts, path, default_descriptors(cfs), ttl)
+    }
+
+    /// [`Self::open_with_ttl`] with column family descriptors.
+    pub fn open_cf_descriptors_with_ttl<P, I>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        _ttl: Duration,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadWrite)
+    }
+
+    /// Opens the database with the named column families (default options
+    /// for each). Every existing column family must be named; a named one
+    /// that does not exist is created only with
+    /// `create_missing_column_families(true)`.
+    pub fn open_cf<P, I, N>(opts: &Options, path: P, cfs: I) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Self::open_internal(
+            opts,
+            path.as_ref(),
+            default_descriptors(cfs),
+            Access::ReadWrite,
+        )
+    }
+
+    /// [`Self::open_cf`] with options for each column family.
+    pub fn open_cf_with_opts<P, I, N>(opts: &Options, path: P, cfs: I) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = (N, Options)>,
+        N: AsRef<str>,
+    {
+        let cfs = cfs
+            .into_iter()
+            .map(|(name, cf_opts)| ColumnFamilyDescriptor::new(name.as_ref(), cf_opts));
+        Self::open_cf_descriptors(opts, path, cfs)
+    }
+
+    /// [`Self::open_cf`] without writes; see [`Self::open_for_read_only`].
+    pub fn open_cf_for_read_only<P, I, N>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        _error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Self::open_internal(
+            opts,
+            path.as_ref(),
+            default_descriptors(cfs),
+            Access::ReadOnly,
+        )
+    }
+
+    /// [`Self::open_cf_with_opts`] without writes; see [`Self::open_for_read_only`].
+    pub fn open_cf_with_opts_for_read_only<P, I, N>(
+        db_opts: &Options,
+        path: P,
+        cfs: I,
+        _error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = (N, Options)>,
+        N: AsRef<str>,
+    {
+        let cfs = cfs
+            .into_iter()
+            .map(|(name, cf_opts)| ColumnFamilyDescriptor::new(name.as_ref(), cf_opts));
+        Self::open_internal(db_opts, path.as_ref(), cfs, Access::ReadOnly)
+    }
+
+    /// [`Self::open_cf_descriptors`] without writes; see [`Self::open_for_read_only`].
+    pub fn open_cf_descriptors_read_only<P, I>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        _error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadOnly)
+    }
+
+    /// Not supported: AlexDB has no secondary instances. Always fails with
+    /// a `Not implemented` error.
+    pub fn open_cf_as_secondary<P, I, N>(
+        _opts: &Options,
+        primary_path: P,
+        _secondary_path: P,
+        _cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Err(secondary_unsupported(primary_path.as_ref()))
+    }
+
+    /// Not supported: AlexDB has no secondary instances. Always fails with
+    /// a `Not implemented` error.
+    pub fn open_cf_descriptors_as_secondary<P, I>(
+        _opts: &Options,
+        path: P,
+        _secondary_path: P,
+        _cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Err(secondary_unsupported(path.as_ref()))
+    }
+
+    /// Opens the database with the given column families and their options.
+    /// The `"default"` family is added with default options if not named.
+    pub fn open_cf_descriptors<P, I>(opts: &Options, path: P, cfs: I) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadWrite)
+    }
+
+    fn open_internal<I>(opts: &Options, path: &Path, cfs: I, access: Access) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        let mut cfs: Vec<ColumnFamilyDescriptor> = cfs.into_iter().collect();
+        let named = !cfs.is_empty();
+        if !named {
+            cfs.push(ColumnFamilyDescriptor::new(
+                DEFAULT_COLUMN_FAMILY_NAME,
+                opts.clone(),
+            ));
+        } else if !cfs.iter().any(|cf| cf.name == DEFAULT_COLUMN_FAMILY_NAME) {
+            cfs.push(ColumnFamilyDescriptor::new(
+                DEFAULT_COLUMN_FAMILY_NAME,
+                Options::default(),
+            ));
+        }
+        reject_comparators(opts, &cfs)?;
+        if let Err(e) = fs::create_dir_all(path) {
+            return Err(Error::new(format!(
+                "Failed to create RocksDB directory: `{e:?}`."
+            )));
+        }
+        let engine = Db::open(path, engine_options(opts, access)).rocks()?;
+        check_all_named(&engine, &cfs)?;
+        let families = open_families(&engine, opts, &cfs, access)?;
+        let handles = if named {
+            families
+                .iter()
+                .map(|(id, f)| (f.name.clone(), *id))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        let core = Core::new(engine, access == Access::ReadOnly, families);
+        Ok(Self::from_parts(core, handles, path.to_path_buf()))
+    }
+}
+
+impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
+    /// The column families of the database at `path`, `"default"` first.
+    /// Works while the database is open elsewhere.
+    pub fn list_cf<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<Vec<String>, Error> {
+        let dir = path.as_ref();
+        let fs: Arc<dyn FileSystem> = Arc::new(StdFileSystem);
+        let manifest = match read_manifest(&fs, dir) {
+            Ok(manifest) => manifest,
+            Err(alexdb_engine::Error::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Err(Error::io(format_args!(
+                    "No such file or directoryWhile opening a file for sequentially reading: \
+                     {}/CURRENT: No such file or directory",
+                    dir.display()
+                )));
+            }
+            Err(e) => return Err(super::errors::from_engine(e)),
+        };
+        let mut keyspaces = manifest.keyspaces;
+        keyspaces.sort_by_key(|(id, _)| *id);
+        Ok(keyspaces.into_iter().map(|(_, name)| name).collect())
+    }
+
+    /// Deletes the database at `path`: its files, then the directory if it
+    /// is left empty. `Ok` if nothing is there; fails with the LOCK
+    /// `IO error` while the database is open.
+    pub fn destroy<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<(), Error> {
+        let dir = path.as_ref();
+        if fs::symlink_metadata(dir).is_err() {
+            return Ok(());
+        }
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = take_lock(&lock_path)?;
+        let names = fs::read_dir(dir)
+            .map_err(|e| Error::io(format_args!("While opendir: {}: {e}", dir.display())))?;
+        for entry in names.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let ours = name == MANIFEST_FILE
+                || name == MANIFEST_TMP
+                || alexdb_engine::segment::parse_file_name(&name).is_some();
+            if ours {
+                fs::remove_file(entry.path()).map_err(|e| {
+                    Error::io(format_args!(
+                        "While deleting {}: {e}",
+                        entry.path().display()
+                    ))
+                })?;
+            }
+        }
+        drop(lock);
+        let _ = fs::remove_file(&lock_path);
+        let _ = fs::remove_dir(dir);
+        Ok(())
+    }
+
+    /// Not supported: AlexDB checks and recovers a database every time it
+    /// opens it, and has nothing more to repair. Fails with `Not implemented`.
+    pub fn repair<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<(), Error> {
+        Err(Error::not_supported(format_args!(
+            "AlexDB has no repair; opening {} recovers it",
+            path.as_ref().display()
+        )))
+    }
+}
+
+/// Descriptors with default options for each name.
+fn default_descriptors<I, N>(cfs: I) -> impl Iterator<Item = ColumnFamilyDescriptor>
+where
+    I: IntoIterator<Item = N>,
+    N: AsRef<str>,
+{
+    cfs.into_iter()
+        .map(|name| ColumnFamilyDescriptor::new(name.as_ref(), Options::default()))
+}
+
+fn secondary_unsupported(path: &Path) -> Error {
+    Error::not_supported(format_args!(
+        "AlexDB has no secondary instances; cannot follow {}",
+        path.display()
+    ))
+}
+
+/// AlexDB orders keys bytewise only; a custom comparator would silently
+/// change iteration order, so it is refused.
+fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
+    let custom = opts.comparator.is_some() || cfs.iter().any(|cf| cf.options.comparator.is_some());
+    if custom {
+        return Err(Error::not_supported(
+            "AlexDB orders keys bytewise and does not support custom comparators",
+        ));
+    }
+    Ok(())
+}
+
+/// The engine options for rocksdb `opts`: the create/exists flags, engine
+/// defaults otherwise.
+fn engine_options(opts: &Options, access: Access) -> alexdb_engine::Options {
+    alexdb_engine::Options {
+        create_if_missing: opts.create_if_missing && access == Access::ReadWrite,
+        error_if_exists: opts.error_if_exists,
+        ..alexdb_engine::Options::default()
+    }
+}
+
+/// Fails as RocksDB does if the database has a column family that `cfs`
+/// does not name.
+fn check_all_named(engine: &Db, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
+    let named: BTreeSet<&str> = cfs.iter().map(|cf| cf.name.as_str()).collect();
+    let missing: Vec<String> = engine
+        .keyspace_names()
+        .into_iter()
+        .filter(|name| !named.contains(name.as_str()))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format_args!(
+        "Column families not opened: {}",
+        missing.join(", ")
+    )))
+}
+
+/// Finds (or, if allowed, creates) each named column family.
+fn open_families(
+    engine: &Db,
+    opts: &Options,
+    cfs: &[ColumnFamilyDescriptor],
+    access: Access,
+) -> Result<BTreeMap<u32, FamilyInfo>, Error> {
+    let mut families = BTreeMap::new();
+    for cf in cfs {
+        let id = match engine.keyspace(&cf.name) {
+            Some(id) => id,
+            None if opts.create_missing_column_families && access == Access::ReadWrite => {
+                engine.create_keyspace(&cf.name).rocks()?
+            }
+            None => {
+                return Err(Error::invalid_argument(format_args!(
+                    "Column family not found: {}",
+                    cf.name
+                )));
+            }
+        };
+        let info = FamilyInfo {
+            name: cf.name.clone(),
+            prefix_extractor: cf.options.prefix_extractor.clone(),
+        };
+        families.insert(id.0, info);
+    }
+    Ok(families)
+}
+
+/// Takes the database lock as `open` would, for `destroy`.
+fn take_lock(lock_path: &Path) -> Result<File, Error> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path)
+        .map_err(|e| {
+            Error::io(format_args!(
+                "While open a file for lock: {}: {e}",
+                lock_path.display()
+            ))
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(lock_error(lock_path)),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(format_args!(
+            "While lock file: {}: {e}",
+            lock_path.display()
+        ))),
+    }
+}

@@ -1,0 +1,243 @@
+//! Puts, deletes, range deletes and batches.
+//!
+//! Every write becomes one atomic engine batch. `WriteOptions::set_sync`
+//! makes the call return only once the write is on stable storage;
+//! `disable_wal` is accepted, but AlexDB's log *is* its storage, so every
+//! write is still logged (and survives a process crash).
+
+use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
+use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteOptions};
+
+/// The default column family's id.
+const DEFAULT_CF: u32 = 0;
+
+/// One single-key write.
+enum Single<'k> {
+    Put(&'k [u8], &'k [u8]),
+    Delete(&'k [u8]),
+}
+
+impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
+    fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
+        let mut batch = WriteBatch::default();
+        let cf = RawCf(cf);
+        match op {
+            Single::Put(key, value) => batch.put_cf(&cf, key, value),
+            Single::Delete(key) => batch.delete_cf(&cf, key),
+        }
+        self.core().write(&batch, writeopts)
+    }
+
+    /// Sets `key` to `value` in the default column family.
+    pub fn put<K, V>(&self, key: K, value: V) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.put_opt(key, value, &WriteOptions::default())
+    }
+
+    /// [`Self::put`] with write options.
+    pub fn put_opt<K, V>(&self, key: K, value: V, writeopts: &WriteOptions) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let op = Single::Put(key.as_ref(), value.as_ref());
+        self.write_single(DEFAULT_CF, op, writeopts)
+    }
+
+    /// Sets `key` to `value` in column family `cf`.
+    pub fn put_cf<K, V>(&self, cf: &impl AsColumnFamilyRef, key: K, value: V) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.put_cf_opt(cf, key, value, &WriteOptions::default())
+    }
+
+    /// [`Self::put_cf`] with write options.
+    pub fn put_cf_opt<K, V>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        value: V,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let op = Single::Put(key.as_ref(), value.as_ref());
+        self.write_single(cf.cf_id(), op, writeopts)
+    }
+
+    /// Removes `key` from the default column family (not an error if absent).
+    pub fn delete<K: AsRef<[u8]>>(&self, key: K) -> Result<(), Error> {
+        self.delete_opt(key, &WriteOptions::default())
+    }
+
+    /// [`Self::delete`] with write options.
+    pub fn delete_opt<K: AsRef<[u8]>>(
+        &self,
+        key: K,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.write_single(DEFAULT_CF, Single::Delete(key.as_ref()), writeopts)
+    }
+
+    /// Removes `key` from column family `cf`.
+    pub fn delete_cf<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+    ) -> Result<(), Error> {
+        self.delete_cf_opt(cf, key, &WriteOptions::default())
+    }
+
+    /// [`Self::delete_cf`] with write options.
+    pub fn delete_cf_opt<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.write_single(cf.cf_id(), Single::Delete(key.as_ref()), writeopts)
+    }
+
+    /// Removes `key`, which was put at most once since its last deletion.
+    /// AlexDB treats it as a plain delete.
+    pub fn single_delete<K: AsRef<[u8]>>(&self, key: K) -> Result<(), Error> {
+        self.delete(key)
+    }
+
+    /// [`Self::single_delete`] with write options.
+    pub fn single_delete_opt<K: AsRef<[u8]>>(
+        &self,
+        key: K,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.delete_opt(key, writeopts)
+    }
+
+    /// [`Self::single_delete`] in column family `cf`.
+    pub fn single_delete_cf<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+    ) -> Result<(), Error> {
+        self.delete_cf(cf, key)
+    }
+
+    /// [`Self::single_delete_cf`] with write options.
+    pub fn single_delete_cf_opt<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.delete_cf_opt(cf, key, writeopts)
+    }
+
+    /// Not supported yet: AlexDB has no merge operators. Fails with a
+    /// `Not implemented` error and writes nothing.
+    pub fn merge<K, V>(&self, key: K, value: V) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.merge_opt(key, value, &WriteOptions::default())
+    }
+
+    /// Not supported yet; see [`Self::merge`].
+    pub fn merge_opt<K, V>(&self, key: K, value: V, writeopts: &WriteOptions) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let mut batch = WriteBatch::default();
+        batch.merge(key, value);
+        self.core().write(&batch, writeopts)
+    }
+
+    /// Not supported yet; see [`Self::merge`].
+    pub fn merge_cf<K, V>(&self, cf: &impl AsColumnFamilyRef, key: K, value: V) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.merge_cf_opt(cf, key, value, &WriteOptions::default())
+    }
+
+    /// Not supported yet; see [`Self::merge`].
+    pub fn merge_cf_opt<K, V>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        value: V,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let mut batch = WriteBatch::default();
+        batch.merge_cf(cf, key, value);
+        self.core().write(&batch, writeopts)
+    }
+}
+
+impl<T: ThreadMode> DBWithThreadMode<T> {
+    /// Removes the keys in `[from, to)` from column family `cf`, with write options.
+    pub fn delete_range_cf_opt<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        from: K,
+        to: K,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        let mut batch = WriteBatch::default();
+        batch.delete_range_cf(cf, from, to);
+        self.core().write(&batch, writeopts)
+    }
+
+    /// Removes the keys in `[from, to)` from column family `cf`.
+    pub fn delete_range_cf<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        from: K,
+        to: K,
+    ) -> Result<(), Error> {
+        self.delete_range_cf_opt(cf, from, to, &WriteOptions::default())
+    }
+
+    /// Applies `batch` atomically, with write options.
+    pub fn write_opt(&self, batch: WriteBatch, writeopts: &WriteOptions) -> Result<(), Error> {
+        self.core().write(&batch, writeopts)
+    }
+
+    /// Applies `batch` atomically: readers and recovery see all of it or none.
+    pub fn write(&self, batch: WriteBatch) -> Result<(), Error> {
+        self.write_opt(batch, &WriteOptions::default())
+    }
+
+    /// Applies `batch` with `disable_wal` set (AlexDB still logs it).
+    pub fn write_without_wal(&self, batch: WriteBatch) -> Result<(), Error> {
+        let mut writeopts = WriteOptions::new();
+        writeopts.disable_wal(true);
+        self.write_opt(batch, &writeopts)
+    }
+}
+
+/// A column family known only by id, to address batch records.
+struct RawCf(u32);
+
+impl AsColumnFamilyRef for RawCf {
+    fn cf_id(&self) -> u32 {
+        self.0
+    }
+
+    fn cf_name(&self) -> &str {
+        ""
+    }
+}

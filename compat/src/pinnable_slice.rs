@@ -1,0 +1,49 @@
+//! [`DBPinnableSlice`]: a value read without copying.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use alexdb_engine::ValueRef;
+
+/// A value returned by `get_pinned` and friends: it points into the
+/// database's memory-mapped segment file, so reading it copies nothing.
+///
+/// It derefs to `&[u8]`. While it lives, the segment holding the value
+/// stays mapped, even if compaction replaces that segment in the meantime;
+/// the lifetime ties it to its database, as in rocksdb.
+pub struct DBPinnableSlice<'a> {
+    value: ValueRef,
+    db: PhantomData<&'a ()>,
+}
+
+impl DBPinnableSlice<'_> {
+    pub(crate) fn new(value: ValueRef) -> Self {
+        Self {
+            value,
+            db: PhantomData,
+        }
+    }
+}
+
+impl AsRef<[u8]> for DBPinnableSlice<'_> {
+    fn as_ref(&self) -> &[u8] {
+        &self.value
+    }
+}
+
+impl Deref for DBPinnableSlice<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.value
+    }
+}
+
+impl fmt::Debug for DBPinnableSlice<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DBPinnableSlice")
+            .field(&self.as_ref())
+            .finish()
+    }
+}

@@ -1,0 +1,121 @@
+//! `property_value` and `property_int_value`: the key count, sizes, the
+//! stats text, unknown names, and the `properties` constants.
+
+use alexdb as rocksdb;
+
+use rocksdb::{DB, Options, properties};
+
+fn open() -> (tempfile::TempDir, DB) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let db = DB::open_cf(&opts, dir.path().join("db"), ["cf"]).unwrap();
+    (dir, db)
+}
+
+#[test]
+fn estimate_num_keys_is_the_exact_live_key_count() {
+    let (_dir, db) = open();
+    assert_eq!(
+        db.property_int_value(properties::ESTIMATE_NUM_KEYS)
+            .unwrap(),
+        Some(0)
+    );
+    db.put(b"a", b"1").unwrap();
+    assert_eq!(
+        db.property_int_value(properties::ESTIMATE_NUM_KEYS)
+            .unwrap(),
+        Some(1)
+    );
+    db.put(b"a", b"2").unwrap();
+    db.put(b"b", b"2").unwrap();
+    db.delete(b"a").unwrap();
+    assert_eq!(
+        db.property_int_value("rocksdb.estimate-num-keys").unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        db.property_value(properties::ESTIMATE_NUM_KEYS)
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
+}
+
+#[test]
+fn estimate_num_keys_is_per_column_family() {
+    let (_dir, db) = open();
+    let cf = db.cf_handle("cf").unwrap();
+    db.put_cf(&cf, b"x", b"1").unwrap();
+    db.put_cf(&cf, b"y", b"1").unwrap();
+    db.put(b"z", b"1").unwrap();
+    assert_eq!(
+        db.property_int_value_cf(&cf, properties::ESTIMATE_NUM_KEYS)
+            .unwrap(),
+        Some(2)
+    );
+    assert_eq!(
+        db.property_int_value(properties::ESTIMATE_NUM_KEYS)
+            .unwrap(),
+        Some(1)
+    );
+}
+
+#[test]
+fn sizes_grow_with_the_data() {
+    let (_dir, db) = open();
+    let before = db
+        .property_int_value(properties::TOTAL_SST_FILES_SIZE)
+        .unwrap()
+        .unwrap();
+    db.put(b"k", vec![1u8; 10_000]).unwrap();
+    let after = db
+        .property_int_value(properties::TOTAL_SST_FILES_SIZE)
+        .unwrap()
+        .unwrap();
+    assert!(after >= before + 10_000, "{before} -> {after}");
+    let live = db
+        .property_int_value(properties::ESTIMATE_LIVE_DATA_SIZE)
+        .unwrap()
+        .unwrap();
+    assert!(live >= 10_000 && live <= after, "{live} of {after}");
+}
+
+#[test]
+fn stats_is_text_mentioning_stats() {
+    let (_dir, db) = open();
+    let stats = db.property_value(properties::STATS).unwrap().unwrap();
+    assert!(stats.contains("Stats"), "{stats}");
+    let err = db.property_int_value(properties::STATS).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Failed to convert property value"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_property_is_none() {
+    let (_dir, db) = open();
+    assert_eq!(db.property_value("rocksdb.no-such-thing").unwrap(), None);
+    assert_eq!(db.property_int_value("alexdb.anything").unwrap(), None);
+    let cf = db.cf_handle("cf").unwrap();
+    assert_eq!(
+        db.property_value_cf(&cf, "rocksdb.no-such-thing").unwrap(),
+        None
+    );
+}
+
+#[test]
+fn memtable_counters_are_zero() {
+    let (_dir, db) = open();
+    db.put(b"k", b"v").unwrap();
+    for name in [
+        properties::CUR_SIZE_ALL_MEM_TABLES,
+        properties::NUM_RUNNING_COMPACTIONS,
+        properties::BLOCK_CACHE_USAGE,
+    ] {
+        assert_eq!(db.property_int_value(name).unwrap(), Some(0), "{name}");
+    }
+}
