@@ -21,8 +21,12 @@ use crate::read::{TableResolver, Version, visible_version};
 use crate::segment::Segment;
 use crate::snapshot::SnapshotGuard;
 
-/// Entries fetched from the index per refill.
-const CHUNK: usize = 64;
+/// Entries fetched from the index by the first refill after a seek; each
+/// further refill doubles, up to [`MAX_CHUNK`]. Short scans (seek + a few
+/// nexts) resolve few records; long scans amortize the index traversals.
+const FIRST_CHUNK: usize = 12;
+/// Largest refill.
+const MAX_CHUNK: usize = 512;
 /// Restarts of one refill after racing compaction before giving up.
 const MAX_RESTARTS: usize = 1000;
 
@@ -86,6 +90,8 @@ pub struct Cursor {
     fetched_up_to: Option<Vec<u8>>,
     exhausted: bool,
     error: Option<Error>,
+    /// Entries the next refill fetches.
+    chunk: usize,
 }
 
 impl Cursor {
@@ -100,6 +106,7 @@ impl Cursor {
             fetched_up_to: None,
             exhausted: true,
             error: None,
+            chunk: FIRST_CHUNK,
         }
     }
 
@@ -179,6 +186,7 @@ impl Cursor {
             self.direction = direction;
             self.ahead.clear();
             self.exhausted = false;
+            self.chunk = FIRST_CHUNK;
             self.fetched_up_to = Some(current.key().to_vec());
         }
         self.advance();
@@ -191,6 +199,7 @@ impl Cursor {
         self.direction = direction;
         self.exhausted = false;
         self.fetched_up_to = None;
+        self.chunk = FIRST_CHUNK;
         if let Err(e) = self.refill(from) {
             self.fail(e);
             return;
@@ -235,12 +244,13 @@ impl Cursor {
             let table = shared.segments.load();
             let relocations = shared.relocations.load();
             let resolver = TableResolver::new(&table);
-            let mut payloads = Vec::with_capacity(CHUNK);
+            let chunk = self.chunk;
+            let mut payloads = Vec::with_capacity(chunk);
             let bound = as_slice_bound(&from);
             self.ks.index.collect(
                 bound,
                 self.direction,
-                CHUNK,
+                chunk,
                 &resolver,
                 &guard,
                 &mut payloads,
@@ -281,7 +291,8 @@ impl Cursor {
             if retry {
                 continue;
             }
-            self.exhausted = out_of_range || payloads.len() < CHUNK;
+            self.exhausted = out_of_range || payloads.len() < chunk;
+            self.chunk = (chunk * 2).min(MAX_CHUNK);
             self.fetched_up_to = last_key.map(<[u8]>::to_vec).or(self.fetched_up_to.take());
             if last_key.is_none() {
                 self.exhausted = true;

@@ -219,12 +219,35 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
 fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
-    for (r, loc) in records.iter().zip(locations) {
-        let old = r.ks.index.upsert(&r.key, loc.0, &resolver).map(Location);
-        let was_live = old.is_some_and(|o| !o.is_tombstone());
-        r.ks.adjust_live_keys(was_live, r.kind == RecordKind::Put);
-        if let Some(old) = old {
-            account_dead(&table, old);
+    let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();
+    keyspaces.sort_unstable();
+    keyspaces.dedup();
+    for ks in keyspaces {
+        let members: Vec<usize> = (0..records.len())
+            .filter(|&i| records[i].ks.id().0 == ks)
+            .collect();
+        let index = &records[members[0]].ks.index;
+        // Many writes to one keyspace: one copy-on-write per touched index node.
+        let olds: Vec<Option<u64>> = match members.as_slice() {
+            [one] => vec![index.upsert(&records[*one].key, locations[*one].0, &resolver)],
+            _ => {
+                let entries: Vec<(&[u8], u64)> = members
+                    .iter()
+                    .map(|&i| (&*records[i].key, locations[i].0))
+                    .collect();
+                index.upsert_batch(&entries, &resolver)
+            }
+        };
+        for (&i, old) in members.iter().zip(olds) {
+            let old = old.map(Location);
+            let r = &records[i];
+            r.ks.adjust_live_keys(
+                old.is_some_and(|o| !o.is_tombstone()),
+                r.kind == RecordKind::Put,
+            );
+            if let Some(old) = old {
+                account_dead(&table, old);
+            }
         }
     }
 }

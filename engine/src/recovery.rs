@@ -39,9 +39,6 @@ pub(crate) struct Recovered {
     pub next_segment_id: u32,
 }
 
-/// Live segments with their scans, in id order.
-type Classified = Vec<(Arc<Segment>, ScanOutcome)>;
-
 /// One record found by the scan.
 struct Found<'a> {
     order: u64,
@@ -59,43 +56,53 @@ pub(crate) fn recover(
     segment_bytes: u64,
 ) -> Result<Recovered> {
     let (segments, max_id) = open_segments(fs, dir, segment_bytes)?;
+    // One pass over every segment: verify its frames and remember its records.
     let mut scans = Vec::with_capacity(segments.len());
+    let mut records: Vec<Vec<(u32, Found<'_>)>> = Vec::with_capacity(segments.len());
     for s in &segments {
-        scans.push(scan_frames(s.bytes(), |_, _| {}));
+        let mut found = Vec::new();
+        scans.push(scan_frames(s.bytes(), |offset, r: RecordView<'_>| {
+            let loc = Location::new(s.id(), offset, r.kind == RecordKind::Delete);
+            found.push((
+                r.keyspace,
+                Found {
+                    order: model_order(r.key),
+                    key: r.key,
+                    seq: r.seq,
+                    loc,
+                    len: r.encoded_len as u32,
+                },
+            ));
+        }));
+        records.push(found);
     }
-    let (live, last_log_unsealed) = classify(fs, dir, segments, scans)?;
-    let table = SegmentTable::new(live.iter().map(|(s, _)| s.clone()).collect());
+    let (live, last_log_unsealed) = classify(fs, dir, &segments, &scans)?;
+    let table = SegmentTable::new(live.iter().map(|&i| segments[i].clone()).collect());
     let mut by_ks: HashMap<u32, Vec<Found<'_>>> = HashMap::new();
     let known: BTreeSet<u32> = manifest.keyspaces.iter().map(|k| k.0).collect();
     let mut last_seq = 0;
-    for (segment, _) in &live {
+    for &i in &live {
+        let segment = &segments[i];
         last_seq = last_seq.max(segment.header().seq_floor.saturating_sub(1));
-        scan_frames(segment.bytes(), |offset, r: RecordView<'_>| {
-            segment.note_seq(r.seq);
-            last_seq = last_seq.max(r.seq);
-            if !known.contains(&r.keyspace) {
-                segment.add_dead(r.encoded_len as u64);
-                return;
+        for (keyspace, f) in std::mem::take(&mut records[i]) {
+            segment.note_seq(f.seq);
+            last_seq = last_seq.max(f.seq);
+            if known.contains(&keyspace) {
+                by_ks.entry(keyspace).or_default().push(f);
+            } else {
+                segment.add_dead(u64::from(f.len));
             }
-            by_ks.entry(r.keyspace).or_default().push(Found {
-                order: model_order(r.key),
-                key: r.key,
-                seq: r.seq,
-                loc: Location::new(segment.id(), offset, r.kind == RecordKind::Delete),
-                len: r.encoded_len as u32,
-            });
-        });
+        }
     }
     let keyspaces = build_keyspaces(manifest, &table, by_ks);
     let last_log = live
         .iter()
         .rev()
-        .find(|(s, _)| s.kind() == SegmentKind::Log);
-    let active = last_log
-        .filter(|_| last_log_unsealed)
-        .map(|(s, _)| s.clone());
+        .map(|&i| &segments[i])
+        .find(|s| s.kind() == SegmentKind::Log);
+    let active = last_log.filter(|_| last_log_unsealed).cloned();
     Ok(Recovered {
-        segments: live.into_iter().map(|(s, _)| s).collect(),
+        segments: live.iter().map(|&i| segments[i].clone()).collect(),
         active,
         keyspaces,
         last_seq,
@@ -169,17 +176,17 @@ fn open_segments(
 }
 
 /// Decides which segments are live, removes orphans and replaced ones, and
-/// repairs a torn tail. Returns the live segments (log segments in id
-/// order, then outputs) and whether the newest log segment is unsealed.
+/// repairs a torn tail. Returns the indexes of the live segments (in id
+/// order) and whether the newest log segment is unsealed.
 fn classify(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
-    segments: Vec<Arc<Segment>>,
-    scans: Vec<ScanOutcome>,
-) -> Result<(Classified, bool)> {
+    segments: &[Arc<Segment>],
+    scans: &[ScanOutcome],
+) -> Result<(Vec<usize>, bool)> {
     let mut replaced = BTreeSet::new();
     let mut keep = Vec::new();
-    for (s, scan) in segments.into_iter().zip(scans) {
+    for (i, (s, scan)) in segments.iter().zip(scans).enumerate() {
         if s.kind() == SegmentKind::Compacted {
             match (&scan.seal, &scan.damage) {
                 (Some(seal), _) => replaced.extend(seal.replaced.iter().copied()),
@@ -192,19 +199,22 @@ fn classify(
                 }
             }
         }
-        keep.push((s, scan));
+        keep.push(i);
     }
-    keep.retain(|(s, _)| {
-        let gone = replaced.contains(&s.id());
+    keep.retain(|&i| {
+        let gone = replaced.contains(&segments[i].id());
         if gone {
-            s.mark_obsolete();
+            segments[i].mark_obsolete();
         }
         !gone
     });
-    let last_log = keep.iter().rposition(|(s, _)| s.kind() == SegmentKind::Log);
+    let last_log = keep
+        .iter()
+        .rposition(|&i| segments[i].kind() == SegmentKind::Log);
     let mut unsealed = false;
-    for (i, (s, scan)) in keep.iter().enumerate() {
-        if s.kind() == SegmentKind::Log && Some(i) == last_log {
+    for (k, &i) in keep.iter().enumerate() {
+        let (s, scan) = (&segments[i], &scans[i]);
+        if s.kind() == SegmentKind::Log && Some(k) == last_log {
             unsealed = scan.seal.is_none();
             repair_tail(s, scan)?;
         } else if let Some(d) = &scan.damage {
@@ -218,7 +228,7 @@ fn classify(
         }
         s.set_written(scan.end);
     }
-    if keep.iter().any(|(s, _)| s.kind() == SegmentKind::Log) || !replaced.is_empty() {
+    if keep.iter().any(|&i| segments[i].kind() == SegmentKind::Log) || !replaced.is_empty() {
         fs.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
     }
     Ok((keep, unsealed))
