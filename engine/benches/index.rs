@@ -2,7 +2,8 @@
 //! big-endian): point lookups against `BTreeMap<u64, u64>` (criterion, and
 //! an interleaved in-process ratio that is robust to machine load),
 //! one-by-one upserts, `upsert_batch` in batches of 1,000 random keys, and
-//! bulk loading. Also prints bytes per key and the structure statistics
+//! bulk loading; plus two former cliffs: 200K ascending upserts one by one,
+//! and bulk loading 1M `user:profile:{:012}` string keys. Also prints bytes per key and the structure statistics
 //! once.
 
 use std::collections::BTreeMap;
@@ -215,7 +216,50 @@ fn writes(c: &mut Criterion, d: &Data) {
     group.finish();
 }
 
+/// Payload `p` is key `p`, of any length.
+struct Strings(Vec<Vec<u8>>);
+
+impl KeyResolver for Strings {
+    fn key(&self, payload: u64) -> &[u8] {
+        &self.0[payload as usize]
+    }
+}
+
+/// Ascending keys upserted one by one (appends extend the root), and bulk
+/// loading zero-padded decimal strings with a long shared prefix.
+fn cliffs(c: &mut Criterion) {
+    const SEQ: u64 = 200_000;
+    let seq = Strings((0..SEQ).map(|i| (i * 3).to_be_bytes().to_vec()).collect());
+    let decimal = Strings(
+        (0..N)
+            .map(|i| format!("user:profile:{i:012}").into_bytes())
+            .collect(),
+    );
+    let sorted: Vec<u64> = (0..N as u64).collect();
+    let mut group = c.benchmark_group("cliffs");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(SEQ));
+    group.bench_function("upsert_200k_sequential", |b| {
+        b.iter_batched(
+            AlexIndex::new,
+            |index| {
+                for p in 0..SEQ {
+                    index.upsert(seq.key(p), p, &seq);
+                }
+                index
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.throughput(Throughput::Elements(N as u64));
+    group.bench_function("bulk_load_1m_user_profile_decimal", |b| {
+        b.iter(|| AlexIndex::bulk_load(&sorted, &decimal));
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    cliffs(c);
     let d = data();
     lookups(c, &d);
     writes(c, &d);

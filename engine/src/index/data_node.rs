@@ -69,7 +69,13 @@ pub(crate) struct DataNode {
 impl DataNode {
     /// An empty node of the minimum size.
     pub(crate) fn empty() -> Self {
-        Self::from_sorted(Projection::default(), &[], &[], MIN_DATA_SLOTS)
+        Self::empty_with(Projection::default())
+    }
+
+    /// An empty node of the minimum size with projection `proj` (a fresh
+    /// sibling for keys near a neighbour's, which share its prefix).
+    pub(crate) fn empty_with(proj: Projection) -> Self {
+        Self::from_sorted(proj, &[], &[], MIN_DATA_SLOTS)
     }
 
     /// A node of the entries `payloads` with keys `keys` (sorted), sized

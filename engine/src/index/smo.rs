@@ -8,8 +8,10 @@
 //! 2. else, if it is its parent's last (first) child and holds keys beyond
 //!    the parent's domain (appends, or descending inserts), extend the
 //!    parent's slot array on that side, every old key keeping its slot
-//!    (ALEX's root expansion, at any level), and split the node across its
-//!    old slots and the new ones;
+//!    (ALEX's root expansion, at any level), and split the node in two; the
+//!    edge half gets about twice the slots its keys route to and the far
+//!    new slots go to a few fresh empty siblings, so that no child fills
+//!    thousands of slots that every copy-on-write of it would relink;
 //! 3. else, if it fills 2+ parent slots and its keys divide at a slot
 //!    boundary into halves of at least 1/8, split it sideways;
 //! 4. else, if the parent can double its slots and the doubled model divides
@@ -33,6 +35,9 @@ use super::inner_node::InnerNode;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef};
 use super::stats::Counters;
+
+/// Most fresh empty siblings an extension creates beyond the edge child.
+const MAX_EDGE_SIBLINGS: usize = 64;
 
 /// One inner node on the path to a leaf and the slot taken.
 #[derive(Clone, Copy)]
@@ -206,8 +211,9 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
     /// When the first or last child of a parent overflows with keys beyond
     /// the parent's domain (prepends or appends), extends the parent's slot
     /// array on that side, keeping every old key in its old slot, and
-    /// splits the child across its old slots and the new ones. Returns
-    /// false if that does not apply.
+    /// splits the child in two, the edge half next to the new slots, which
+    /// it shares with fresh empty siblings ([`Self::link_edge_siblings`]).
+    /// Returns false if that does not apply.
     fn split_extending(
         &self,
         above: &[Step<'g>],
@@ -247,14 +253,71 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
             return false;
         };
         let (left, right) = self.halves(keys, payloads, cut, Some(edge));
-        extended.set_range(*covered.start()..=routed[cut] - 1, left);
-        extended.set_range(routed[cut]..=*covered.end(), right);
+        // The edge child keeps `span` free slots beyond the `span` its keys
+        // route to; the far new slots go to fresh empty siblings (see
+        // `link_edge_siblings`).
+        match edge {
+            Edge::Tail => {
+                let span = routed[routed.len() - 1] - routed[cut] + 1;
+                let end = (routed[cut] + 2 * span - 1).min(*covered.end());
+                extended.set_range(*covered.start()..=routed[cut] - 1, left);
+                extended.set_range(routed[cut]..=end, right);
+                self.link_edge_siblings(&extended, end + 1..=*covered.end(), span, right, edge);
+            }
+            Edge::Head => {
+                let span = routed[cut - 1] - routed[0] + 1;
+                let start = routed[0].saturating_sub(span).max(*covered.start());
+                extended.set_range(start..=routed[cut] - 1, left);
+                extended.set_range(routed[cut]..=*covered.end(), right);
+                if start > *covered.start() {
+                    let far = *covered.start()..=start - 1;
+                    self.link_edge_siblings(&extended, far, span, left, edge);
+                }
+            }
+        }
         let extended = NodeRef::publish(Node::Inner(extended), self.guard);
         self.replace(above, step.node, extended);
         leaf.retire(self.guard);
         Counters::bump(&self.counters.extensions);
         Counters::bump(&self.counters.splits_sideways);
         true
+    }
+
+    /// Links the new slots `far` of an extended (unpublished) `parent`,
+    /// beyond the edge child `near` whose keys route to `span` slots, to
+    /// fresh empty data nodes with `near`'s projection, each filling at
+    /// least `2 * span` slots and at most `MAX_EDGE_SIBLINGS` of them in
+    /// all. Without them the edge child would fill every new slot (up to
+    /// half the parent), and every copy-on-write of it would relink them
+    /// all; this bounds that to about `slots / MAX_EDGE_SIBLINGS`.
+    fn link_edge_siblings(
+        &self,
+        parent: &InnerNode,
+        far: RangeInclusive<usize>,
+        span: usize,
+        near: NodeRef<'g>,
+        edge: Edge,
+    ) {
+        if far.is_empty() {
+            return;
+        }
+        let len = far.end() - far.start() + 1;
+        let width = (2 * span).max(len.div_ceil(MAX_EDGE_SIBLINGS));
+        let proj = &as_data(near).proj;
+        for i in 0..len.div_ceil(width) {
+            // Pieces are laid out from the edge child outwards.
+            let (lo, hi) = match edge {
+                Edge::Tail => {
+                    let lo = far.start() + i * width;
+                    (lo, (lo + width - 1).min(*far.end()))
+                }
+                Edge::Head => {
+                    let hi = far.end() - i * width;
+                    (hi.saturating_sub(width - 1).max(*far.start()), hi)
+                }
+            };
+            parent.set_range(lo..=hi, self.publish(DataNode::empty_with(proj.clone())));
+        }
     }
 
     /// Two new data nodes: the entries before `cut` and the rest. The one

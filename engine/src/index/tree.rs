@@ -299,3 +299,61 @@ impl AlexIndex {
         stats
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::data_node::tests::Keys;
+
+    /// The most consecutive slots any child of an inner node fills.
+    fn widest_child(node: NodeRef<'_>, guard: &Guard) -> usize {
+        let Node::Inner(inner) = node.get() else {
+            return 0;
+        };
+        let links = inner.links();
+        let (mut widest, mut run) = (0, 0);
+        for (s, link) in links.iter().enumerate() {
+            let child = link.load(guard);
+            let same = s > 0 && links[s - 1].load(guard).ptr_eq(child);
+            run = if same { run + 1 } else { 1 };
+            widest = widest.max(run).max(widest_child(child, guard));
+        }
+        widest
+    }
+
+    /// Appends (and prepends) extend the parent; the edge child must not
+    /// fill the new slots, or every copy-on-write of it relinks them all.
+    #[test]
+    fn edge_children_fill_few_slots() {
+        let n = 100_000u64;
+        for descending in [false, true] {
+            let keys = Keys(
+                (0..n)
+                    .map(|i| {
+                        let v = if descending { n - i } else { i };
+                        (v * 10).to_be_bytes().to_vec()
+                    })
+                    .collect(),
+            );
+            let index = AlexIndex::new();
+            for p in 0..n {
+                index.upsert(keys.key(p), p, &keys);
+            }
+            let guard = epoch::pin();
+            let root = index.root.load(&guard);
+            let Node::Inner(inner) = root.get() else {
+                panic!("root is a leaf");
+            };
+            let widest = widest_child(root, &guard);
+            assert!(
+                widest <= 64.max(inner.slots() / 32),
+                "descending {descending}: a child fills {widest} of {} slots",
+                inner.slots()
+            );
+            let guard = epoch::pin();
+            for p in (0..n).step_by(13) {
+                assert_eq!(index.get(keys.key(p), &keys, &guard), Some(p));
+            }
+        }
+    }
+}
