@@ -31,6 +31,12 @@ impl<'a, D: DBAccess> SnapshotWithThreadMode<'a, D> {
         }
     }
 
+    /// The sequence number the snapshot is frozen at: the database's
+    /// `latest_sequence_number` when it was taken.
+    pub fn sequence_number(&self) -> u64 {
+        self.inner.seq()
+    }
+
     /// The engine snapshot, shared with `ReadOptions::set_snapshot`.
     pub(crate) fn engine_snapshot(&self) -> Arc<alexdb_engine::Snapshot> {
         self.inner.clone()

@@ -42,7 +42,8 @@ fn created_families_are_listed_and_must_be_named_to_reopen() {
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
     assert_eq!(
         err.to_string(),
-        "Invalid argument: Column families not opened: cf1, cf2"
+        // Newest first, as RocksDB lists them (found by differential.rs).
+        "Invalid argument: Column families not opened: cf2, cf1"
     );
     let err = DB::open_cf(&Options::default(), &path, ["cf2"]).unwrap_err();
     assert_eq!(

@@ -126,7 +126,8 @@ impl Core {
 
 /// Adds one decoded rocksdb record to the engine batch. Each record is one
 /// engine operation and so consumes one sequence number, as in RocksDB; a
-/// range delete covers earlier writes of the same batch.
+/// range delete covers earlier writes of the same batch, and one whose end
+/// comes before its start fails the batch with RocksDB's error.
 fn translate(
     op: BatchOp<'_>,
     families: &BTreeMap<u32, FamilyInfo>,
@@ -153,7 +154,17 @@ fn translate(
     match op {
         BatchOp::Put { key, value, .. } => out.put(ks, key, value),
         BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => out.delete(ks, key),
-        BatchOp::DeleteRange { begin, end, .. } => out.delete_range(ks, begin, end),
+        BatchOp::DeleteRange { begin, end, .. } => {
+            // RocksDB refuses a range whose end sorts before its start (an
+            // empty range, `begin == end`, is fine and deletes nothing).
+            // It does so while applying the batch, after the records before
+            // it took effect, and then refuses every later write; AlexDB
+            // refuses the whole batch up front and stays writable.
+            if begin > end {
+                return Err(Error::invalid_argument("end key comes before start key"));
+            }
+            out.delete_range(ks, begin, end);
+        }
         BatchOp::Merge { .. } => {
             return Err(Error::not_supported(
                 "AlexDB does not implement merge operators yet",

@@ -378,20 +378,24 @@ fn engine_options(opts: &Options, access: Access) -> alexdb_engine::Options {
 }
 
 /// Fails as RocksDB does if the database has a column family that `cfs`
-/// does not name.
+/// does not name. The message lists them newest first, as RocksDB's does
+/// (it walks a hash map filled in creation order, which gives the reverse).
 fn check_all_named(engine: &Db, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
     let named: BTreeSet<&str> = cfs.iter().map(|cf| cf.name.as_str()).collect();
-    let missing: Vec<String> = engine
+    let mut missing: Vec<(u32, String)> = engine
         .keyspace_names()
         .into_iter()
         .filter(|name| !named.contains(name.as_str()))
+        .map(|name| (engine.keyspace(&name).map_or(0, |id| id.0), name))
         .collect();
     if missing.is_empty() {
         return Ok(());
     }
+    missing.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
+    let names: Vec<String> = missing.into_iter().map(|(_, name)| name).collect();
     Err(Error::invalid_argument(format_args!(
         "Column families not opened: {}",
-        missing.join(", ")
+        names.join(", ")
     )))
 }
 
