@@ -14,8 +14,14 @@ pub(crate) struct Plan {
 /// sealed segments when `dead_ratio` is negative), worst first, as many as
 /// fit in one output segment. Skips segments in `exclude`.
 pub(crate) fn plan(shared: &Shared, dead_ratio: f64, exclude: &[u32]) -> Option<Plan> {
-    let active = shared.lock_writer().active.id();
-    let table = shared.segments.load();
+    // Read the active segment and the table together under the writer lock:
+    // a rotation in between would make the new active segment look sealed,
+    // and compacting a segment the writer still appends to loses the records
+    // appended after the scan.
+    let (active, table) = {
+        let writer = shared.lock_writer();
+        (writer.active.id(), shared.segments.load_full())
+    };
     let mut candidates: Vec<(f64, Arc<Segment>)> = table
         .iter()
         .filter(|s| s.id() != active && !exclude.contains(&s.id()))

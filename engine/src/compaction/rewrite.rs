@@ -58,7 +58,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
     let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     let floor = surviving_min_seq(shared, &input_ids);
     let mut decisions = Decisions::default();
-    let mut walked = HashSet::new();
+    let mut decided = HashSet::new();
     for segment in &inputs {
         decide(
             shared,
@@ -66,7 +66,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
             &inputs,
             &set,
             floor,
-            &mut walked,
+            &mut decided,
             &mut decisions,
         )?;
     }
@@ -80,7 +80,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
         false => Some(write_output(shared, &input_ids, &mut copies, set.visible)?),
     };
     let output_id = output.as_ref().map(|s| s.id());
-    install(shared, output, &inputs, &copies, &drops, splices);
+    install(shared, output, &inputs, &copies, &drops, splices)?;
     let before: u64 = inputs.iter().map(|s| s.data_bytes()).sum();
     shared.counters.compactions.fetch_add(1, Ordering::Relaxed);
     let after: u64 = copies.iter().map(|c| c.raw.len() as u64).sum();
@@ -105,54 +105,33 @@ fn surviving_min_seq(shared: &Shared, inputs: &[u32]) -> u64 {
 
 /// Sorts every record of `segment` into copies, drops, or nothing (dead),
 /// and collects the chain splices that keep snapshots' version chains whole.
+///
+/// Each key is decided once, at the first of its records the scan meets, from
+/// one reading of its head: deciding per record let a write between two of a
+/// key's records change the head, so the version a chain walk had treated as
+/// the head (kept, copied by the head path) was later skipped as "walked".
 fn decide<'a>(
     shared: &Shared,
     segment: &'a Arc<Segment>,
     inputs: &'a [Arc<Segment>],
     set: &SnapshotSet,
     floor: u64,
-    walked: &mut HashSet<(u32, Vec<u8>)>,
+    decided: &mut HashSet<(u32, &'a [u8])>,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
     let mut failure = None;
-    let scan = scan_frames(segment.bytes(), |offset, record| {
+    let scan = scan_frames(segment.bytes(), |_, record| {
         if failure.is_some() {
             return;
         }
         let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
             return;
         };
-        let old = Location::new(segment.id(), offset, record.kind == RecordKind::Delete);
-        let head = head_of(shared, ks, record.key);
-        if head == Some(old) {
-            let droppable = record.kind == RecordKind::Delete
-                && record.seq < floor
-                && record.seq <= set.visible
-                && !set.any_below(record.seq);
-            if droppable {
-                out.drops.push(DroppedTombstone {
-                    ks: ks.clone(),
-                    old,
-                    key: record.key,
-                });
-            } else {
-                out.copies
-                    .push(copy_of(ks, segment, old, record, Reason::Head));
-            }
+        if !decided.insert((record.keyspace, record.key)) {
             return;
         }
-        let Some(head) = head else { return };
-        // Snapshots registered after the capture see at least `set.visible`:
-        // versions replaced after that point may still be needed by them.
-        let replaced_after_capture = head_seq(shared, head).is_none_or(|seq| seq > set.visible);
-        if set.seqs.is_empty() && !replaced_after_capture {
-            return;
-        }
-        if !walked.insert((record.keyspace, record.key.to_vec())) {
-            return;
-        }
-        if let Err(e) = plan_chain(shared, ks, head, inputs, set, out) {
+        if let Err(e) = decide_key(shared, ks, record.key, inputs, set, floor, out) {
             failure = Some(e);
         }
     });
@@ -163,6 +142,56 @@ fn decide<'a>(
         Some(d) => Err(Error::corruption(segment.path(), d.offset, d.reason)),
         None => Ok(()),
     }
+}
+
+/// Decides every version of `key` that lies in the inputs: the head is
+/// copied (or, for a tombstone nothing older survives, dropped); older
+/// versions are copied or spliced out as live snapshots require.
+fn decide_key<'a>(
+    shared: &Shared,
+    ks: &Arc<Keyspace>,
+    key: &'a [u8],
+    inputs: &'a [Arc<Segment>],
+    set: &SnapshotSet,
+    floor: u64,
+    out: &mut Decisions<'a>,
+) -> Result<()> {
+    let Some(head) = head_of(shared, ks, key) else {
+        return Ok(());
+    };
+    let newest_seq = match input_holding(inputs, head) {
+        Some(segment) => {
+            let record = segment.record_at(head.offset(), false)?;
+            let droppable = record.kind == RecordKind::Delete
+                && record.seq < floor
+                && record.seq <= set.visible
+                && !set.any_below(record.seq);
+            if droppable {
+                out.drops.push(DroppedTombstone {
+                    ks: ks.clone(),
+                    old: head,
+                    key: record.key,
+                });
+            } else {
+                out.copies
+                    .push(copy_of(ks, segment, head, record, Reason::Head));
+            }
+            Some(record.seq)
+        }
+        None => head_seq(shared, head),
+    };
+    // Snapshots registered after the capture see at least `set.visible`:
+    // versions replaced after that point may still be needed by them.
+    let replaced_after_capture = newest_seq.is_none_or(|seq| seq > set.visible);
+    if set.seqs.is_empty() && !replaced_after_capture {
+        return Ok(());
+    }
+    plan_chain(shared, ks, head, inputs, set, out)
+}
+
+/// The input segment that holds `loc`, if any.
+fn input_holding(inputs: &[Arc<Segment>], loc: Location) -> Option<&Arc<Segment>> {
+    inputs.iter().find(|s| s.id() == loc.segment())
 }
 
 /// What one compaction keeps, drops and splices.
@@ -290,10 +319,20 @@ fn install(
     copies: &[Copy<'_>],
     drops: &[DroppedTombstone<'_>],
     splices: Vec<(Location, Relocation)>,
-) {
+) -> Result<()> {
     // Every change to the segment table happens under the writer lock, so a
     // concurrent rotation cannot be lost.
-    let _writer = shared.lock_writer();
+    let writer = shared.lock_writer();
+    if inputs.iter().any(|s| s.id() == writer.active.id()) {
+        // Its seal names the inputs as replaced, so the unpublished output
+        // must not survive to the next open: dropping it removes the file.
+        if let Some(output) = &output {
+            output.mark_obsolete();
+        }
+        return Err(Error::InvalidArgument(
+            "compaction planned the active segment; nothing was installed".into(),
+        ));
+    }
     let current = shared.segments.load_full();
     let with_output = match output {
         Some(output) => current.with(output),
@@ -328,6 +367,7 @@ fn install(
     for s in inputs {
         s.mark_obsolete();
     }
+    Ok(())
 }
 
 fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
