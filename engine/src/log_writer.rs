@@ -74,8 +74,12 @@ pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
     if records.is_empty() {
         // Nothing to log (e.g. range deletes of empty ranges); the operations
         // still consume their sequence numbers, as in RocksDB.
-        w.next_seq += batch.len() as u64;
-        shared.visible_seq.store(w.next_seq - 1, Ordering::Release);
+        if !batch.is_empty() {
+            let last_seq = w.next_seq + batch.len() as u64 - 1;
+            append_sequence_mark(shared, &mut w, last_seq)?;
+            w.next_seq = last_seq + 1;
+            shared.visible_seq.store(last_seq, Ordering::Release);
+        }
         return Ok(w.ticket);
     }
     let body_len: usize = records
@@ -90,6 +94,9 @@ pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
     append_frame(shared, &mut w, records.len(), first_seq)?;
     apply(shared, &records, &locations);
     let last_seq = w.next_seq - 1;
+    if records.last().is_some_and(|r| r.op + 1 < batch.len()) {
+        append_sequence_mark(shared, &mut w, last_seq)?;
+    }
     shared.visible_seq.store(last_seq, Ordering::Release);
     Ok(w.ticket)
 }
@@ -132,6 +139,23 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
     shared.segments.store(Arc::new(table));
     w.active = segment;
     shared.request_compaction();
+    Ok(())
+}
+
+/// Logs that the sequence numbers up to `last_seq` are used, for a batch
+/// whose last operations wrote no record.
+fn append_sequence_mark(shared: &Shared, w: &mut Writer, last_seq: u64) -> Result<()> {
+    let body = last_seq.to_le_bytes();
+    let header = FrameHeader::for_body(FrameKind::SequenceMark, &body, 0);
+    let mut frame = header.encode().to_vec();
+    frame.extend_from_slice(&body);
+    ensure_room(shared, w, frame.len() as u64)?;
+    let at = w.active.written();
+    if let Err(e) = w.active.write_at(&frame, at) {
+        return Err(shared.poison_with(Error::io(w.active.path(), e)));
+    }
+    w.active.set_written(at + frame.len() as u64);
+    w.ticket += frame.len() as u64;
     Ok(())
 }
 

@@ -84,6 +84,7 @@ pub(crate) fn recover(
     for &i in &live {
         let segment = &segments[i];
         last_seq = last_seq.max(segment.header().seq_floor.saturating_sub(1));
+        last_seq = last_seq.max(scans[i].sequence_mark);
         for (keyspace, f) in std::mem::take(&mut records[i]) {
             segment.note_seq(f.seq);
             last_seq = last_seq.max(f.seq);

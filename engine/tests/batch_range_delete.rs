@@ -40,3 +40,36 @@ fn range_delete_uses_one_sequence_number() {
     db.write(&empty_range, &WriteOptions::default()).unwrap();
     assert_eq!(db.latest_sequence_number(), 5);
 }
+
+/// Sequence numbers consumed by operations that log no record (range
+/// deletes of empty ranges, alone or at the end of a batch) survive a
+/// reopen, as in RocksDB (they were once lost).
+#[test]
+fn sequence_numbers_of_trailing_empty_range_deletes_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    {
+        let db = Db::open(&path, Options::default()).unwrap();
+        db.put(DEFAULT, b"a", b"1", &WriteOptions::default())
+            .unwrap();
+        let mut alone = WriteBatch::new();
+        alone.delete_range(DEFAULT, b"x", b"y");
+        db.write(&alone, &WriteOptions::default()).unwrap();
+        let mut trailing = WriteBatch::new();
+        trailing.put(DEFAULT, b"b", b"2");
+        trailing.delete_range(DEFAULT, b"x", b"y");
+        trailing.delete_range(DEFAULT, b"p", b"q");
+        db.write(&trailing, &WriteOptions::default()).unwrap();
+        assert_eq!(db.latest_sequence_number(), 5);
+    }
+    let db = Db::open(&path, Options::default()).unwrap();
+    assert_eq!(db.latest_sequence_number(), 5);
+    db.put(DEFAULT, b"c", b"3", &WriteOptions::default())
+        .unwrap();
+    assert_eq!(db.latest_sequence_number(), 6);
+    db.compact().unwrap();
+    drop(db);
+    let db = Db::open(&path, Options::default()).unwrap();
+    assert_eq!(db.latest_sequence_number(), 6);
+    assert_eq!(db.get(DEFAULT, b"b").unwrap().as_deref(), Some(&b"2"[..]));
+}

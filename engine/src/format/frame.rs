@@ -8,7 +8,7 @@
 //! frame header, 24 bytes, 8-aligned in the file:
 //! offset size field
 //!   0     4   magic 0x584C4641 ("AFLX" little-endian)
-//!   4     1   kind: 1 = batch of records, 2 = seal
+//!   4     1   kind: 1 = batch of records, 2 = seal, 3 = sequence mark
 //!   5     3   reserved, zero
 //!   8     4   body length in bytes (a multiple of 8)
 //!  12     4   number of records in the body (0 for a seal)
@@ -19,6 +19,8 @@
 //!   8     4   number n of replaced segment ids
 //!  12     4   reserved, zero
 //!  16   8*n   ids of the segments this compaction output replaces
+//! or a sequence-mark body (a batch whose last operations logged nothing):
+//!   0     8   the last sequence number the batch consumed
 //! ```
 
 use super::{read_u32, read_u64};
@@ -41,6 +43,10 @@ pub enum FrameKind {
     Batch,
     /// The end of a sealed segment.
     Seal,
+    /// The last sequence number a batch consumed, written when its last
+    /// operations logged no record (range deletes of empty ranges), so the
+    /// number survives a reopen.
+    SequenceMark,
 }
 
 /// A decoded, checksum-verified frame header.
@@ -74,6 +80,7 @@ impl FrameHeader {
         b[KIND_AT] = match self.kind {
             FrameKind::Batch => 1,
             FrameKind::Seal => 2,
+            FrameKind::SequenceMark => 3,
         };
         b[BODY_LEN_AT..COUNT_AT].copy_from_slice(&self.body_len.to_le_bytes());
         b[COUNT_AT..BODY_CRC_AT].copy_from_slice(&self.count.to_le_bytes());
@@ -97,6 +104,7 @@ impl FrameHeader {
         let kind = match b[KIND_AT] {
             1 => FrameKind::Batch,
             2 => FrameKind::Seal,
+            3 => FrameKind::SequenceMark,
             other => return Err(format!("unknown frame kind {other}")),
         };
         let body_len = read_u32(b, BODY_LEN_AT);

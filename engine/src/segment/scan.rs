@@ -34,6 +34,8 @@ pub struct ScanOutcome {
     pub damage: Option<Damage>,
     /// Records delivered to the callback.
     pub records: u64,
+    /// The largest sequence number named by a sequence-mark frame (0: none).
+    pub sequence_mark: u64,
 }
 
 /// Walks the frames of `bytes` (a whole mapped segment) from the first frame,
@@ -70,6 +72,10 @@ pub fn scan_frames<'a>(
                 out.end = (at + len) as u64;
                 return out;
             }
+            Ok(Frame::SequenceMark(seq, len)) => {
+                out.sequence_mark = out.sequence_mark.max(seq);
+                at += len;
+            }
             Ok(Frame::Batch(records, len)) => {
                 for (rel, record) in records {
                     on_record((at + rel) as u64, record);
@@ -98,6 +104,7 @@ pub fn valid_frame_after(bytes: &[u8], from: u64) -> Option<u64> {
 enum Frame<'a> {
     Batch(Vec<(usize, RecordView<'a>)>, usize),
     Seal(SealBody, usize),
+    SequenceMark(u64, usize),
 }
 
 fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
@@ -112,6 +119,10 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
     match header.kind {
         FrameKind::Seal => Ok(Frame::Seal(SealBody::decode(body)?, len)),
         FrameKind::Batch => Ok(Frame::Batch(check_records(body, header.count)?, len)),
+        FrameKind::SequenceMark => match body.try_into() {
+            Ok(seq) => Ok(Frame::SequenceMark(u64::from_le_bytes(seq), len)),
+            Err(_) => Err("sequence-mark body is not 8 bytes".into()),
+        },
     }
 }
 
