@@ -41,6 +41,12 @@ pub struct Db {
 }
 
 impl Db {
+    /// The shared state, for unit tests that drive internals step by step.
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// Opens (or, with `create_if_missing`, creates) the database at `path`.
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
         let dir = path.as_ref().to_path_buf();

@@ -183,13 +183,14 @@ fn deleted_keys_stay_deleted_after_compaction_and_reopen() {
     assert_eq!(db.live_keys(ks).unwrap(), 2500 + 5);
 }
 
-/// Regression: `plan` read the active segment's id and then the segment
-/// table in two steps, so a rotation in between let an explicit compaction
-/// take the new active segment as an input and drop the records appended to
-/// it after the scan (a read then failed with "kept racing compaction"; seen
-/// once in CI). The window is a few instructions wide, so this test makes it
-/// likely rather than certain: tiny segments rotate constantly while writers
-/// contend for the lock and `compact()` runs in a loop.
+/// `plan` once read the active segment's id and then the segment table in
+/// two steps, so a rotation in between let an explicit compaction take the
+/// new active segment as an input and drop the records appended to it after
+/// the scan (found by reading the code while chasing a CI failure). The
+/// window is a few instructions wide, so this stress makes it possible
+/// rather than certain: tiny segments rotate constantly while writers
+/// contend for the lock and `compact()` runs in a loop. `install` now also
+/// refuses an active input, which would fail this test loudly.
 #[test]
 fn explicit_compaction_racing_rotations_loses_no_write() {
     let dir = tempfile::tempdir().unwrap();
