@@ -75,16 +75,12 @@ fn reversed_delete_range_is_invalid_argument() {
     db.put_cf(cf, b"y", b"3").unwrap();
 }
 
-/// Engine bug (`engine/src/log_writer.rs`, `write`): a batch whose last
-/// operations log no record (range deletes over ranges with no live key)
-/// still consumes their sequence numbers, but nothing on disk records
-/// them, so recovery (`engine/src/recovery.rs`, the highest record
-/// sequence number or segment floor) comes back lower. RocksDB logs every
-/// batch and keeps `latest_sequence_number` across a reopen. Found by
-/// `differential.rs`, which re-bases its sequence comparison after such a
-/// reopen until this is fixed.
+/// A batch whose last operations log no record (range deletes over ranges
+/// with no live key) still consumes their sequence numbers; the engine once
+/// recorded nothing of them on disk, so a reopen came back lower. RocksDB
+/// keeps `latest_sequence_number` across a reopen; the engine now logs a
+/// sequence mark. Found by `differential.rs`.
 #[test]
-#[ignore = "engine bug: sequence numbers of trailing no-op range deletes are lost on reopen"]
 fn sequence_number_of_a_trailing_empty_range_delete_survives_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
@@ -100,6 +96,5 @@ fn sequence_number_of_a_trailing_empty_range_delete_survives_reopen() {
         db.latest_sequence_number()
     };
     let db = DB::open_cf(&opts, &path, ["cf1"]).unwrap();
-    // RocksDB: 2. AlexDB: 1.
     assert_eq!(db.latest_sequence_number(), before);
 }
