@@ -1,0 +1,32 @@
+//! `alexdb-migrate`: moves data from RocksDB to AlexDB and back, resumably
+//! and verified.
+//!
+//! * [`copy`](copy::copy): RocksDB → AlexDB; [`export`](export::export):
+//!   AlexDB → RocksDB. Both open the source read-only, refuse a non-empty
+//!   target unless resuming, commit in atomic batches that carry a progress
+//!   marker (so a run killed at any moment continues with `--resume` to the
+//!   same result), and verify the target against the source at the end.
+//! * [`verify`](verify::verify): compares two databases of either kind.
+//! * [`inspect`](inspect::inspect): kind, families, key counts, sizes.
+//!
+//! The command-line tool (`src/main.rs`) is a thin layer over this library.
+
+pub mod checksum;
+pub mod cli;
+pub mod copy;
+pub mod error;
+pub mod export;
+pub mod inspect;
+pub mod keymap;
+pub mod kind;
+mod lock;
+pub mod marker;
+pub mod pipeline;
+pub mod progress;
+pub mod report;
+pub mod sink;
+pub mod source;
+pub mod transfer;
+pub mod verify;
+
+pub use error::{MigrateError, Result};
