@@ -1,9 +1,9 @@
 # One entry point for every check; CI runs `make test` (see .ci/run).
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy unit loom toolchain bench-engine
+.PHONY: test fmt-check clippy unit loom toolchain bench-engine bench bench-quick
 
-test: toolchain fmt-check clippy unit loom
+test: toolchain fmt-check clippy unit loom bench-quick
 
 # Installs what a fresh machine lacks: rustfmt and clippy, and libclang, which
 # the real `rocksdb` crate (used only by benches, migrate and compat's
@@ -32,3 +32,17 @@ loom:
 
 bench-engine:
 	$(CARGO) bench -p alexdb-engine
+
+# The side-by-side runner on 20K keys, every engine and workload once, so the
+# runner cannot rot; --check fails unless the report names every engine and
+# workload with a figure (it checks completeness, not speed).
+bench-quick:
+	$(CARGO) run --release -p alexdb-bench -- --quick --check --out target/bench-quick
+
+# The README's main command: AlexDB against RocksDB (default and tuned),
+# SQLite and LMDB at 1M uniform keys (the issue's goals), 3 repetitions, about
+# 5-10 minutes after the build. Prints the table; writes bench-results/
+# report.md, results.json and latency.svg. The full sweep (100K and 1M keys,
+# three key sets) is `cargo run --release -p alexdb-bench`.
+bench: toolchain
+	$(CARGO) run --release -p alexdb-bench -- --keys 1000000 --keysets uniform --out bench-results

@@ -1,0 +1,100 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::engines::EngineKind;
+use crate::keys::Keyset;
+use crate::workloads::Workload;
+
+/// Compares AlexDB with RocksDB, SQLite and LMDB side by side: each engine
+/// in its own process, on the same generated data, in the same durability
+/// class (no fsync per write; acknowledged writes survive a process crash).
+#[derive(Parser, Debug, Clone)]
+#[command(name = "alexdb-bench", version)]
+pub struct Cli {
+    /// Scales to run: numbers of keys, comma-separated (10000000 on request).
+    #[arg(long, value_delimiter = ',', default_values_t = [100_000usize, 1_000_000])]
+    pub keys: Vec<usize>,
+
+    /// Value sizes in bytes, comma-separated (e.g. 64,256,1024).
+    #[arg(long = "value-size", value_delimiter = ',', default_values_t = [100usize])]
+    pub value_sizes: Vec<usize>,
+
+    /// Key sets, comma-separated. Zipfian access runs on every key set as
+    /// the `get-zipf` workload.
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["uniform", "sequential", "strings"])]
+    pub keysets: Vec<Keyset>,
+
+    /// Engines, comma-separated (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub engines: Vec<EngineKind>,
+
+    /// Workloads, comma-separated (default: all; `load` always runs).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub workloads: Vec<Workload>,
+
+    /// Repetitions of every run (each in a fresh process and directory).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+
+    /// Operations per point workload (at most the number of keys); seek
+    /// workloads run a quarter as many.
+    #[arg(long, default_value_t = 200_000)]
+    pub ops: usize,
+
+    /// Small and fast: 20K keys, 1 repetition, 5K operations, every engine
+    /// and workload once (what `make test` runs so the runner cannot rot).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// After the run, fail unless the report names every engine and
+    /// workload that was asked for and no run failed.
+    #[arg(long)]
+    pub check: bool,
+
+    /// Where to write report.md, results.json and latency.svg.
+    #[arg(long, default_value = "bench-results")]
+    pub out: PathBuf,
+
+    /// Where the engines' temporary directories go (default: the system's
+    /// temporary directory; use a disk, not a tmpfs).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+
+    /// Render report.md and latency.svg (into `--out`) from an earlier
+    /// run's results.json instead of running anything.
+    #[arg(long, value_name = "RESULTS_JSON")]
+    pub render: Option<PathBuf>,
+
+    /// Internal: run one engine on one scenario and print JSON.
+    #[arg(long, hide = true)]
+    pub child: bool,
+
+    /// Internal (child): the engine to run.
+    #[arg(long, value_enum, hide = true)]
+    pub engine: Option<EngineKind>,
+
+    /// Internal (child): the key set.
+    #[arg(long, value_enum, hide = true)]
+    pub keyset: Option<Keyset>,
+}
+
+impl Cli {
+    /// Applies `--quick` and fills the defaults that depend on others.
+    pub fn resolved(mut self) -> Self {
+        if self.quick {
+            self.keys = vec![20_000];
+            self.reps = 1;
+            self.ops = 5_000;
+        }
+        if self.engines.is_empty() {
+            self.engines = EngineKind::ALL.to_vec();
+        }
+        if self.workloads.is_empty() {
+            self.workloads = Workload::ALL.to_vec();
+        }
+        self
+    }
+}

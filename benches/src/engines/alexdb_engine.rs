@@ -1,0 +1,84 @@
+//! AlexDB through `alexdb-engine` directly: the fastest path the engine
+//! offers (`get_pinned`, cursors that read in place).
+
+use std::path::Path;
+
+use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WriteBatch, WriteOptions};
+
+use super::{Engine, Sizing, touch};
+use crate::error::{BenchError, Result};
+
+/// How this engine is configured, for the report.
+pub const CONFIGURATION: &str = "`alexdb_engine::Db::open` with `Options::default()` \
+(32 MiB segments, background compaction, checksums verified on read); writes with \
+`WriteOptions::default()` (no sync: in the page cache on return, so they survive a process \
+crash); copying get = `get_copied`, zero-copy get = `get_pinned`; seek/scan with `Cursor`.";
+
+/// An open engine database and its default keyspace.
+pub struct AlexEngine {
+    db: Db,
+    ks: KeyspaceId,
+}
+
+impl Engine for AlexEngine {
+    fn open(dir: &Path, _sizing: &Sizing) -> Result<Self> {
+        let db = Db::open(dir, Options::default())?;
+        let ks = db
+            .keyspace(alexdb_engine::DEFAULT_KEYSPACE)
+            .ok_or_else(|| BenchError::from("alexdb-engine: no default keyspace"))?;
+        Ok(AlexEngine { db, ks })
+    }
+
+    fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()> {
+        let mut batch = WriteBatch::new();
+        for (k, v) in pairs {
+            batch.put(self.ks, k, v);
+        }
+        Ok(self.db.write(&batch, &WriteOptions::default())?)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.db.put(self.ks, key, value, &WriteOptions::default())?)
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<u64>> {
+        Ok(self.db.get_copied(self.ks, key)?.map(|v| touch(&v)))
+    }
+
+    fn get_pinned(&mut self, key: &[u8]) -> Result<Option<u64>> {
+        Ok(self.db.get_pinned(self.ks, key)?.map(|v| touch(&v)))
+    }
+
+    fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)> {
+        let mut cursor = self.db.cursor(self.ks, KeyRange::default())?;
+        cursor.seek(key);
+        let mut sum = 0;
+        let mut seen = 0;
+        while seen <= nexts {
+            let Some(entry) = cursor.entry() else { break };
+            sum += touch(entry.key()) + touch(entry.value());
+            seen += 1;
+            cursor.forward();
+        }
+        cursor.status().map_err(|e| BenchError(e.to_string()))?;
+        Ok((sum, seen))
+    }
+
+    fn scan(&mut self) -> Result<(u64, usize)> {
+        let mut cursor = self.db.cursor(self.ks, KeyRange::default())?;
+        cursor.seek_to_first();
+        let mut sum = 0;
+        let mut seen = 0;
+        while let Some(entry) = cursor.entry() {
+            sum += touch(entry.key()) + touch(entry.value());
+            seen += 1;
+            cursor.forward();
+        }
+        cursor.status().map_err(|e| BenchError(e.to_string()))?;
+        Ok((sum, seen))
+    }
+
+    fn index_bytes(&self) -> Option<u64> {
+        Some(self.db.stats().index_bytes)
+    }
+}

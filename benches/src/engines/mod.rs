@@ -1,0 +1,185 @@
+//! The engines under test, each behind the same small [`Engine`] trait, and
+//! the list of them ([`EngineKind`]).
+//!
+//! Every engine runs in the same durability class: no fsync per write, and
+//! every acknowledged write survives a crash of the process.
+
+#[macro_use]
+mod rocks_api;
+
+pub mod alexdb_compat;
+pub mod alexdb_engine;
+pub mod i64_api;
+pub mod lmdb;
+pub mod rocksdb;
+pub mod sqlite;
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{BenchError, Result};
+use crate::workloads::Workload;
+
+/// The engines the runner knows, in report order.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineKind {
+    /// AlexDB through `alexdb`, the drop-in for the `rocksdb` crate.
+    Alexdb,
+    /// AlexDB through `alexdb-engine` directly.
+    AlexdbEngine,
+    /// RocksDB (the `rocksdb` crate) with default options.
+    RocksdbDefault,
+    /// RocksDB tuned as the seeds' RocksStorage, plus bloom filter and cache.
+    RocksdbTuned,
+    /// SQLite (rusqlite, bundled), on disk, WAL, `synchronous=NORMAL`.
+    Sqlite,
+    /// LMDB (heed), no sync per commit.
+    Lmdb,
+    /// The seeds' RocksStorage-style i64 API on AlexDB (`alexdb::storage`).
+    AlexdbI64,
+    /// The seeds' RocksStorage-style i64 API over tuned RocksDB.
+    RocksdbI64,
+}
+
+impl EngineKind {
+    /// Every engine, in report order.
+    pub const ALL: [EngineKind; 8] = [
+        EngineKind::Alexdb,
+        EngineKind::AlexdbEngine,
+        EngineKind::RocksdbDefault,
+        EngineKind::RocksdbTuned,
+        EngineKind::Sqlite,
+        EngineKind::Lmdb,
+        EngineKind::AlexdbI64,
+        EngineKind::RocksdbI64,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Alexdb => "alexdb",
+            EngineKind::AlexdbEngine => "alexdb-engine",
+            EngineKind::RocksdbDefault => "rocksdb-default",
+            EngineKind::RocksdbTuned => "rocksdb-tuned",
+            EngineKind::Sqlite => "sqlite",
+            EngineKind::Lmdb => "lmdb",
+            EngineKind::AlexdbI64 => "alexdb-i64",
+            EngineKind::RocksdbI64 => "rocksdb-i64",
+        }
+    }
+
+    /// Whether this engine is AlexDB (a baseline for ratios).
+    pub fn is_alexdb(self) -> bool {
+        matches!(self, EngineKind::Alexdb | EngineKind::AlexdbEngine)
+    }
+
+    /// Whether the engine needs 8-byte integer keys.
+    pub fn needs_integer_keys(self) -> bool {
+        matches!(self, EngineKind::AlexdbI64 | EngineKind::RocksdbI64)
+    }
+
+    /// How the engine is configured, for the report.
+    pub fn configuration(self) -> &'static str {
+        match self {
+            EngineKind::Alexdb => alexdb_compat::CONFIGURATION,
+            EngineKind::AlexdbEngine => alexdb_engine::CONFIGURATION,
+            EngineKind::RocksdbDefault => rocksdb::DEFAULT_CONFIGURATION,
+            EngineKind::RocksdbTuned => rocksdb::TUNED_CONFIGURATION,
+            EngineKind::Sqlite => sqlite::CONFIGURATION,
+            EngineKind::Lmdb => lmdb::CONFIGURATION,
+            EngineKind::AlexdbI64 => i64_api::ALEX_CONFIGURATION,
+            EngineKind::RocksdbI64 => i64_api::ROCKS_CONFIGURATION,
+        }
+    }
+}
+
+/// What an engine may size itself by when it opens.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizing {
+    /// Number of keys that will be loaded.
+    pub keys: usize,
+    /// Bytes per key.
+    pub key_bytes: usize,
+    /// Bytes per value.
+    pub value_bytes: usize,
+}
+
+impl Sizing {
+    /// Raw bytes of the data set (keys and values).
+    pub fn data_bytes(&self) -> u64 {
+        (self.keys * (self.key_bytes + self.value_bytes)) as u64
+    }
+}
+
+/// One store under test, as the workloads drive it.
+///
+/// Reads return a [`touch`] of the value (so the value's bytes are read and
+/// the optimizer cannot drop the call) or `None` if the key is absent.
+pub trait Engine: Sized {
+    /// Opens, creating if needed, the store in the empty or existing `dir`.
+    fn open(dir: &Path, sizing: &Sizing) -> Result<Self>;
+
+    /// Whether the engine can run `workload` (all can run most).
+    fn supports(workload: Workload) -> bool {
+        let _ = workload;
+        true
+    }
+
+    /// Writes `pairs` in one batch (one transaction where the engine has them).
+    fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()>;
+
+    /// Writes one key outside any batch.
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// Reads `key` into an owned buffer (the engine's copying get).
+    fn get(&mut self, key: &[u8]) -> Result<Option<u64>>;
+
+    /// Reads `key` without copying it, where the engine can.
+    fn get_pinned(&mut self, key: &[u8]) -> Result<Option<u64>> {
+        let _ = key;
+        Err(unsupported("zero-copy get"))
+    }
+
+    /// Seeks to the first key ≥ `key` and steps `nexts` times, touching
+    /// each entry; returns the sum of touches and the entries visited.
+    fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)> {
+        let _ = (key, nexts);
+        Err(unsupported("seek"))
+    }
+
+    /// Visits every entry in key order; returns the sum of touches and the
+    /// entries visited.
+    fn scan(&mut self) -> Result<(u64, usize)> {
+        Err(unsupported("scan"))
+    }
+
+    /// Bytes of the in-memory index, where the engine reports it.
+    fn index_bytes(&self) -> Option<u64> {
+        None
+    }
+
+    /// Closes the store, waiting for whatever closing involves.
+    fn close(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads a value's first and last byte and its length: cheap, but it makes
+/// a zero-copy read actually load the value, as a real user would.
+#[inline]
+pub fn touch(value: &[u8]) -> u64 {
+    match (value.first(), value.last()) {
+        (Some(&a), Some(&b)) => value.len() as u64 + u64::from(a) + u64::from(b),
+        _ => 0,
+    }
+}
+
+/// The error for a workload an engine cannot run.
+pub fn unsupported(what: &str) -> BenchError {
+    BenchError(format!("this engine has no {what}"))
+}

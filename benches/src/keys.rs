@@ -1,0 +1,250 @@
+//! The generated data: which keys are loaded (and in what order), which keys
+//! are known to be absent, the values, and the access orders of the
+//! workloads. Every engine's child process regenerates it from the same
+//! seeds, so every engine sees byte-identical data.
+
+use std::collections::HashSet;
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Xorshift;
+use crate::zipf::Zipf;
+
+/// The seed of the key generator (the seeds' benchmarks used 42).
+pub const KEY_SEED: u64 = 42;
+/// The seed of the access orders (which key each operation touches).
+pub const ACCESS_SEED: u64 = 7;
+/// Skew of the Zipfian access distribution (YCSB's default).
+pub const ZIPF_THETA: f64 = 0.99;
+/// Prefix of the string keys: long and shared by every key.
+pub const STRING_PREFIX: &str = "user:profile:";
+
+/// How the loaded keys are drawn.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keyset {
+    /// Uniform random 8-byte integers (xorshift seeded 42), big-endian,
+    /// loaded in generation (random) order.
+    Uniform,
+    /// 8-byte big-endian integers 0, 2, 4, …, loaded in ascending order.
+    Sequential,
+    /// `user:profile:{:012}` (25 bytes, a 13-byte shared prefix) over a
+    /// dense id range, loaded in shuffled order.
+    Strings,
+}
+
+impl Keyset {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keyset::Uniform => "uniform",
+            Keyset::Sequential => "sequential",
+            Keyset::Strings => "strings",
+        }
+    }
+
+    /// Whether keys are 8-byte integers (usable by the i64 API).
+    pub fn is_integer(self) -> bool {
+        !matches!(self, Keyset::Strings)
+    }
+}
+
+/// Fixed-width keys stored back to back.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    width: usize,
+    bytes: Vec<u8>,
+}
+
+impl Keys {
+    fn with_capacity(width: usize, n: usize) -> Self {
+        Keys {
+            width,
+            bytes: Vec::with_capacity(width * n),
+        }
+    }
+
+    fn push(&mut self, key: &[u8]) {
+        debug_assert_eq!(key.len(), self.width);
+        self.bytes.extend_from_slice(key);
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / self.width
+    }
+
+    /// Key number `i`.
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[i * self.width..(i + 1) * self.width]
+    }
+}
+
+/// A data set: present keys in load order and as many absent keys.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    /// Keys loaded, in load order.
+    pub present: Keys,
+    /// Keys never loaded, spread over the same range as the present ones.
+    pub absent: Keys,
+    values: ValuePool,
+}
+
+impl DataSet {
+    /// Generates `n` present and `n` absent keys of `keyset`, with values of
+    /// `value_size` bytes.
+    pub fn generate(keyset: Keyset, n: usize, value_size: usize) -> Self {
+        let (present, absent) = match keyset {
+            Keyset::Uniform => uniform(n),
+            Keyset::Sequential => sequential(n),
+            Keyset::Strings => strings(n),
+        };
+        DataSet {
+            present,
+            absent,
+            values: ValuePool::new(value_size),
+        }
+    }
+
+    /// The value loaded for key number `i`; `version` > 0 gives the
+    /// different, same-sized values of overwrites.
+    pub fn value(&self, i: usize, version: usize) -> &[u8] {
+        self.values
+            .get(i.wrapping_mul(31).wrapping_add(version * 7))
+    }
+}
+
+/// Uniform keys: `x & !1` for present, `x | 1` for absent, so both come
+/// from the same distribution and no absent key equals a present one.
+fn uniform(n: usize) -> (Keys, Keys) {
+    let mut rng = Xorshift::new(KEY_SEED);
+    let mut seen = HashSet::with_capacity(n);
+    let mut present = Keys::with_capacity(8, n);
+    let mut absent = Keys::with_capacity(8, n);
+    while present.len() < n {
+        let x = rng.next_u64() & !1;
+        if seen.insert(x) {
+            present.push(&x.to_be_bytes());
+            absent.push(&(x | 1).to_be_bytes());
+        }
+    }
+    (present, absent)
+}
+
+/// Sequential keys: even numbers present (ascending), odd numbers absent.
+fn sequential(n: usize) -> (Keys, Keys) {
+    let mut present = Keys::with_capacity(8, n);
+    let mut absent = Keys::with_capacity(8, n);
+    for i in 0..n as u64 {
+        present.push(&(2 * i).to_be_bytes());
+        absent.push(&(2 * i + 1).to_be_bytes());
+    }
+    (present, absent)
+}
+
+/// String keys over even ids (present, shuffled) and odd ids (absent).
+fn strings(n: usize) -> (Keys, Keys) {
+    let mut ids: Vec<u64> = (0..n as u64).collect();
+    Xorshift::new(KEY_SEED).shuffle(&mut ids);
+    let width = STRING_PREFIX.len() + 12;
+    let mut present = Keys::with_capacity(width, n);
+    let mut absent = Keys::with_capacity(width, n);
+    for id in ids {
+        present.push(format!("{STRING_PREFIX}{:012}", 2 * id).as_bytes());
+        absent.push(format!("{STRING_PREFIX}{:012}", 2 * id + 1).as_bytes());
+    }
+    (present, absent)
+}
+
+/// A 1 MiB pool of random bytes from which values are sliced, so values
+/// are incompressible and building them costs no allocation.
+#[derive(Clone, Debug)]
+struct ValuePool {
+    size: usize,
+    bytes: Vec<u8>,
+}
+
+impl ValuePool {
+    fn new(size: usize) -> Self {
+        let mut rng = Xorshift::new(0xA1E7);
+        let len = (1 << 20) + size;
+        let bytes = (0..len).map(|_| rng.next_u64() as u8).collect();
+        ValuePool { size, bytes }
+    }
+
+    fn get(&self, selector: usize) -> &[u8] {
+        let start = selector % (self.bytes.len() - self.size);
+        &self.bytes[start..start + self.size]
+    }
+}
+
+/// Indexes into the present keys, uniformly at random.
+pub fn uniform_order(n: usize, ops: usize, stream: u64) -> Vec<u32> {
+    let mut rng = Xorshift::new(ACCESS_SEED ^ stream.wrapping_mul(0x9E37_79B9));
+    (0..ops).map(|_| rng.below(n as u64) as u32).collect()
+}
+
+/// Indexes into the present keys, Zipfian: the hottest ranks are scattered
+/// over the key space by a fixed multiplicative permutation.
+pub fn zipf_order(n: usize, ops: usize) -> Vec<u32> {
+    let zipf = Zipf::new(n as u64, ZIPF_THETA);
+    let mut rng = Xorshift::new(ACCESS_SEED ^ 0x21FF);
+    let scatter = scatter_factor(n as u64);
+    (0..ops)
+        .map(|_| ((zipf.sample(&mut rng) * scatter) % n as u64) as u32)
+        .collect()
+}
+
+/// An odd multiplier coprime with `n`, so `rank * m mod n` is a permutation.
+fn scatter_factor(n: u64) -> u64 {
+    let mut m = (2_654_435_761 % n.max(2)) | 1;
+    while gcd(m, n) != 1 {
+        m += 2;
+    }
+    m
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_keys_are_absent() {
+        for keyset in [Keyset::Uniform, Keyset::Sequential, Keyset::Strings] {
+            let d = DataSet::generate(keyset, 5_000, 100);
+            let present: HashSet<&[u8]> = (0..d.present.len()).map(|i| d.present.get(i)).collect();
+            assert_eq!(present.len(), 5_000, "{keyset:?} keys are distinct");
+            assert!((0..d.absent.len()).all(|i| !present.contains(d.absent.get(i))));
+        }
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        let a = DataSet::generate(Keyset::Uniform, 1_000, 64);
+        let b = DataSet::generate(Keyset::Uniform, 1_000, 64);
+        assert_eq!(a.present.get(999), b.present.get(999));
+        assert_eq!(a.value(5, 0), b.value(5, 0));
+        assert_ne!(a.value(5, 0), a.value(5, 1));
+        assert_eq!(a.value(5, 1).len(), 64);
+    }
+
+    #[test]
+    fn string_keys_share_a_long_prefix() {
+        let d = DataSet::generate(Keyset::Strings, 10, 100);
+        assert!(d.present.get(3).starts_with(STRING_PREFIX.as_bytes()));
+        assert_eq!(d.present.get(3).len(), 25);
+    }
+
+    #[test]
+    fn zipf_order_stays_in_range() {
+        let order = zipf_order(1_000, 10_000);
+        assert!(order.iter().all(|&i| i < 1_000));
+    }
+}
