@@ -16,12 +16,15 @@
 //! the line of the predicted slot, which holds the payload too: two cache
 //! misses per data node when the model is accurate.
 //!
-//! A published data node is never modified; `data_write.rs` builds the
-//! changed copies.
+//! A published data node is never modified, with one exception: an
+//! overwrite stores the new payload into the entry's slot and its gap
+//! copies ([`DataNode::store_payload`]). Every other change builds a copy
+//! (`data_write.rs`).
 //!
 //! [`Node`]: super::node::Node
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use super::KeyResolver;
 use super::bitmap;
@@ -30,22 +33,74 @@ use super::model::LinearModel;
 use super::projection::Projection;
 
 /// One slot of a gapped array: a model key and its payload.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// The payload is atomic because an overwrite replaces it in a published
+/// node ([`DataNode::store_payload`]) instead of copying the node; readers
+/// load it with `Acquire`, which on x86-64 is a plain load.
 #[repr(C, align(16))]
 pub(crate) struct Slot {
     /// The entry's model key, or in a gap the next entry's.
     pub(crate) mk: u64,
-    /// The entry's payload (meaningless in a gap).
-    pub(crate) payload: u64,
+    /// The entry's payload (in a gap, a copy of the next entry's).
+    payload: AtomicU64,
 }
 
-/// A gap past the last entry.
-pub(super) const TAIL_GAP: Slot = Slot {
-    mk: u64::MAX,
-    payload: 0,
-};
+impl Slot {
+    /// A slot holding `mk` and `payload`.
+    pub(crate) const fn new(mk: u64, payload: u64) -> Self {
+        Slot {
+            mk,
+            payload: AtomicU64::new(payload),
+        }
+    }
 
-/// An immutable gapped-array leaf.
+    /// A gap past the last entry.
+    pub(crate) const fn tail_gap() -> Self {
+        Slot::new(u64::MAX, 0)
+    }
+
+    /// The payload, as published.
+    #[inline]
+    pub(crate) fn payload(&self) -> u64 {
+        self.payload.load(AtomicOrdering::Acquire)
+    }
+
+    /// Sets the payload of a slot of an unpublished node.
+    pub(crate) fn set_payload(&mut self, payload: u64) {
+        *self.payload.get_mut() = payload;
+    }
+
+    /// Publishes a new payload in a published node.
+    pub(crate) fn store_payload(&self, payload: u64) {
+        self.payload.store(payload, AtomicOrdering::Release);
+    }
+}
+
+impl Clone for Slot {
+    fn clone(&self) -> Self {
+        Slot::new(self.mk, self.payload())
+    }
+}
+
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        self.mk == other.mk && self.payload() == other.payload()
+    }
+}
+
+impl Eq for Slot {}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slot")
+            .field("mk", &self.mk)
+            .field("payload", &self.payload())
+            .finish()
+    }
+}
+
+/// A gapped-array leaf, immutable once published except for overwrites
+/// ([`DataNode::store_payload`]).
 ///
 /// `repr(C)`: the fields every lookup reads (`proj`, `array`, and the
 /// model's line, whose integer offset is always 0 in data nodes and is not
@@ -137,7 +192,7 @@ impl DataNode {
     ) -> Self {
         let n = mks.len();
         debug_assert!(n <= slots && n == payloads.len());
-        let mut array = vec![TAIL_GAP; slots].into_boxed_slice();
+        let mut array: Box<[Slot]> = (0..slots).map(|_| Slot::tail_gap()).collect();
         let mut bits = vec![0u64; bitmap::words_for(slots)].into_boxed_slice();
         let mut next_free = 0;
         let mut iters = 0.0;
@@ -148,7 +203,7 @@ impl DataNode {
                 .min(slots - (n - i));
             iters += cost::search_iters(model.predict_f64(mk) - pos as f64);
             // The slot, and copies of it in the gaps before it.
-            array[next_free..=pos].fill(Slot { mk, payload });
+            array[next_free..=pos].fill(Slot::new(mk, payload));
             bitmap::set(&mut bits, pos);
             next_free = pos + 1;
         }
@@ -215,7 +270,7 @@ impl DataNode {
 
     #[inline]
     pub(super) fn payload(&self, pos: usize) -> u64 {
-        self.array[pos].payload
+        self.array[pos].payload()
     }
 
     #[inline]
@@ -255,7 +310,7 @@ impl DataNode {
     /// All payloads in key order.
     pub(crate) fn payloads_in_order(&self) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.num_keys);
-        out.extend(self.occupied().map(|s| s.payload));
+        out.extend(self.occupied().map(Slot::payload));
         out
     }
 
@@ -330,10 +385,10 @@ impl DataNode {
         // line), and no slot holding `mk` means no entry has it. `u64::MAX`
         // is excluded because trailing gaps hold it too.
         if mk != u64::MAX {
-            let &first = arr.get(start).filter(|s| s.mk == mk)?;
+            let first = arr.get(start).filter(|s| s.mk == mk)?.payload();
             let run = arr[start + 1..].iter().take_while(|s| s.mk == mk);
-            if run.clone().all(|s| s.payload == first.payload) {
-                return Some(first.payload);
+            if run.clone().all(|s| s.payload() == first) {
+                return Some(first);
             }
         }
         let pos = self.next_occupied(start)?;

@@ -1,26 +1,39 @@
-//! Copy-on-write changes of data nodes: each `with_*` returns a new node
-//! and leaves the published one untouched. The in-place forms (`insert`,
-//! `set_payload`) are for private copies that are not published yet, so a
-//! batch of changes to one node costs one copy.
+//! Changes of data nodes. Structural changes are copy-on-write: each
+//! `with_*` returns a new node and leaves the published one untouched, and
+//! the in-place forms (`insert`, `set_payload`) are for private copies that
+//! are not published yet, so a batch of changes to one node costs one copy.
+//! An overwrite of an existing key's payload is the exception: it is stored
+//! into the published node ([`DataNode::store_payload`]).
 
 use super::KeyResolver;
 use super::bitmap;
 use super::cost::{self, Edge, MIN_DATA_SLOTS, MIN_DENSITY};
-use super::data_node::{DataNode, TAIL_GAP};
+use super::data_node::{DataNode, Slot};
 
 impl DataNode {
-    /// A copy with the payload in occupied slot `pos` replaced.
-    pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Self {
-        let mut node = self.clone();
-        node.set_payload(pos, payload);
-        node
+    /// Replaces the payload of occupied slot `pos` in a published node,
+    /// for an overwrite: the entry's slot first, then the gap copies before
+    /// it, right to left. A concurrent reader sees, for this entry, either
+    /// payload; both name a head of the key's version chain (the old one is
+    /// the new one's `prev`), and the new record is written before the store
+    /// (`Release`, paired with the readers' `Acquire`). A reader that finds
+    /// the entry's run holding two payloads takes the bitmap path to the
+    /// entry slot. The caller must be the index's (serialized) writer.
+    pub(crate) fn store_payload(&self, pos: usize, payload: u64) {
+        debug_assert!(self.is_occupied(pos));
+        self.array[pos].store_payload(payload);
+        let mut gap = pos;
+        while gap > 0 && !bitmap::get(&self.bits, gap - 1) {
+            gap -= 1;
+            self.array[gap].store_payload(payload);
+        }
     }
 
     /// Replaces the payload in occupied slot `pos` of an unpublished node
     /// (and in the gaps before it, which are copies).
     pub(crate) fn set_payload(&mut self, pos: usize, payload: u64) {
         debug_assert!(self.is_occupied(pos));
-        self.array[pos].payload = payload;
+        self.array[pos].set_payload(payload);
         self.fill_gaps_before(pos);
     }
 
@@ -29,7 +42,7 @@ impl DataNode {
         let mut gap = pos;
         while gap > 0 && !bitmap::get(&self.bits, gap - 1) {
             gap -= 1;
-            self.array[gap] = self.array[pos];
+            self.array[gap] = self.array[pos].clone();
         }
     }
 
@@ -72,8 +85,7 @@ impl DataNode {
         } else {
             self.open_slot(succ)
         };
-        self.array[pos].mk = mk;
-        self.array[pos].payload = payload;
+        self.array[pos] = Slot::new(mk, payload);
         bitmap::set(&mut self.bits, pos);
         self.fill_gaps_before(pos);
         self.num_keys += 1;
@@ -104,12 +116,14 @@ impl DataNode {
         };
         if use_right {
             let r = right.unwrap_or(slots);
-            self.array.copy_within(succ..r, succ + 1);
+            // Moves slots succ..r one to the right; slot succ is rewritten.
+            self.array[succ..=r].rotate_right(1);
             bitmap::set(&mut self.bits, r);
             (succ, r - succ)
         } else {
             let l = left.unwrap_or(0);
-            self.array.copy_within(l + 1..succ, l);
+            // Moves slots l+1..succ one to the left; slot succ-1 is rewritten.
+            self.array[l..succ].rotate_left(1);
             bitmap::set(&mut self.bits, l);
             (succ - 1, succ - 1 - l)
         }
@@ -120,12 +134,12 @@ impl DataNode {
         let mut node = self.clone();
         let next = node
             .next_occupied(pos + 1)
-            .map_or(TAIL_GAP, |p| node.array[p]);
+            .map_or_else(Slot::tail_gap, |p| node.array[p].clone());
         bitmap::clear(&mut node.bits, pos);
         let mut gap = pos + 1;
         while gap > 0 && !bitmap::get(&node.bits, gap - 1) {
             gap -= 1;
-            node.array[gap] = next;
+            node.array[gap] = next.clone();
         }
         node.num_keys -= 1;
         node
@@ -202,7 +216,9 @@ mod tests {
         // Every gap is a copy of the next entry (or the tail gap).
         for pos in 0..node.slots() {
             if !node.is_occupied(pos) {
-                let next = node.next_occupied(pos).map_or(TAIL_GAP, |p| node.array[p]);
+                let next = node
+                    .next_occupied(pos)
+                    .map_or_else(Slot::tail_gap, |p| node.array[p].clone());
                 assert_eq!(node.array[pos], next, "gap {pos}");
             }
         }

@@ -145,7 +145,7 @@ impl AlexIndex {
             let (pos, found, iters) = leaf.seek_ge(key, mk, resolver);
             if let (Some(pos), true) = (pos, found) {
                 let old = leaf.payload_at(pos);
-                w.replace(&path, leaf_ref, w.publish(leaf.with_payload(pos, payload)));
+                leaf.store_payload(pos, payload);
                 return Some(old);
             }
             if leaf.is_full() {
@@ -173,9 +173,11 @@ impl AlexIndex {
     /// payloads of all `entries` from the start of the call.
     ///
     /// The entries are applied in key order (a stable sort keeps equal keys
-    /// in input order) and grouped by the data node they go to. Each group
-    /// is applied to one private copy of its node, published once: a data
-    /// node that receives many entries is copied once, not once per entry.
+    /// in input order) and grouped by the data node they go to. Overwrites
+    /// of existing keys are stored in place ([`DataNode::store_payload`]);
+    /// the inserts of a group are applied to one private copy of its node,
+    /// published once: a data node that receives many new keys is copied
+    /// once, not once per key.
     /// When the copy fills up it is published, the node expands or splits
     /// as for a single insert, and the group continues in the new node(s).
     /// Readers never wait; they see the batch's entries appear node by node
@@ -212,8 +214,12 @@ impl AlexIndex {
                 match (pos, found) {
                     (Some(pos), true) => {
                         previous[e] = Some(node.payload_at(pos));
-                        copy.get_or_insert_with(|| leaf.clone())
-                            .set_payload(pos, payload);
+                        // An overwrite needs no copy: into the private copy
+                        // if the group already made one, else in place.
+                        match copy.as_mut() {
+                            Some(copy) => copy.set_payload(pos, payload),
+                            None => leaf.store_payload(pos, payload),
+                        }
                     }
                     _ if node.is_full() => {
                         full = true;
