@@ -83,6 +83,40 @@ impl Core {
         }
     }
 
+    /// Reads `key` from column family `cf` into an owned buffer. Unlike
+    /// [`Self::get`] it holds no reference count on the segment while it
+    /// copies, so concurrent readers share no cache line.
+    pub(crate) fn get_copied(
+        &self,
+        cf: u32,
+        key: &[u8],
+        readopts: &ReadOptions,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let value = match &readopts.snapshot {
+            Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
+            None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
+        };
+        Ok(value.map(|v| v.to_vec()))
+    }
+
+    /// Whether column family `cf` holds `key`, read without copying.
+    pub(crate) fn contains(
+        &self,
+        cf: u32,
+        key: &[u8],
+        readopts: &ReadOptions,
+    ) -> Result<bool, Error> {
+        let found = match &readopts.snapshot {
+            Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?.is_some(),
+            None => self
+                .engine
+                .get_pinned(KeyspaceId(cf), key)
+                .rocks()?
+                .is_some(),
+        };
+        Ok(found)
+    }
+
     /// A cursor over column family `cf` within the bounds of `readopts`, at
     /// its snapshot if it names one (else at this moment).
     pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<Cursor, Error> {

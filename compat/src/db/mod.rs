@@ -177,8 +177,7 @@ pub trait DBAccess {
         key: K,
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
-        let value = self.core().get(0, key.as_ref(), readopts)?;
-        Ok(value.map(|v| v.to_vec()))
+        self.core().get_copied(0, key.as_ref(), readopts)
     }
 
     /// Reads `key` from column family `cf`.
@@ -188,8 +187,7 @@ pub trait DBAccess {
         key: K,
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
-        let value = self.core().get(cf.cf_id(), key.as_ref(), readopts)?;
-        Ok(value.map(|v| v.to_vec()))
+        self.core().get_copied(cf.cf_id(), key.as_ref(), readopts)
     }
 
     /// Reads `key` from the default column family without copying.
@@ -225,7 +223,7 @@ pub trait DBAccess {
     {
         let core = self.core();
         keys.into_iter()
-            .map(|key| Ok(core.get(0, key.as_ref(), readopts)?.map(|v| v.to_vec())))
+            .map(|key| core.get_copied(0, key.as_ref(), readopts))
             .collect()
     }
 
@@ -243,11 +241,7 @@ pub trait DBAccess {
         let core = self.core();
         keys_cf
             .into_iter()
-            .map(|(cf, key)| {
-                Ok(core
-                    .get(cf.cf_id(), key.as_ref(), readopts)?
-                    .map(|v| v.to_vec()))
-            })
+            .map(|(cf, key)| core.get_copied(cf.cf_id(), key.as_ref(), readopts))
             .collect()
     }
 }

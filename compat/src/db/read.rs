@@ -167,7 +167,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     /// [`Self::key_may_exist`] with read options.
     pub fn key_may_exist_opt<K: AsRef<[u8]>>(&self, key: K, readopts: &ReadOptions) -> bool {
-        !matches!(self.core().get(0, key.as_ref(), readopts), Ok(None))
+        !matches!(self.core().contains(0, key.as_ref(), readopts), Ok(false))
     }
 
     /// Whether `key` may exist in column family `cf` (answered exactly).
@@ -183,8 +183,8 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         readopts: &ReadOptions,
     ) -> bool {
         !matches!(
-            self.core().get(cf.cf_id(), key.as_ref(), readopts),
-            Ok(None)
+            self.core().contains(cf.cf_id(), key.as_ref(), readopts),
+            Ok(false)
         )
     }
 
