@@ -24,9 +24,9 @@
 //!   every write after it (README, "What differs").
 //! - `latest_sequence_number` is compared by its advance, re-based after a
 //!   reopen that follows a `drop_cf` or a batch holding a range delete
-//!   (RocksDB can come back lower, and an engine bug loses the number of a
-//!   trailing range delete that deleted nothing: README, "What differs",
-//!   and `regressions.rs`); see `rebase_seq` in the runner.
+//!   (RocksDB can come back lower: it discards a dropped family's log and
+//!   does not count an empty range delete on replay; README, "What
+//!   differs"); see `rebase_seq` in the runner.
 //!
 //! The runner (`differential/runner.rs`) is written once against the
 //! rocksdb API and compiled four times: against each crate, in each thread
