@@ -7,9 +7,11 @@
 //!
 //! Concurrency: readers are lock-free. They pin a `crossbeam_epoch` guard
 //! for one short operation and never wait for the writer. Writers are
-//! serialized internally. Data nodes are immutable once published; a write
-//! builds a new node and swaps the pointer, and the old node is reclaimed
-//! through the epoch once no reader can still see it.
+//! serialized internally. A structural write (insert, remove, split,
+//! expansion) builds a new node and swaps the pointer, and the old node is
+//! reclaimed through the epoch once no reader can still see it; an overwrite
+//! of an existing key only stores the new payload into the published node
+//! (atomically, slot by slot: see `DataNode::store_payload`).
 //!
 //! Layout, top-down: [`tree`](AlexIndex) is the API; `smo` the writer and
 //! its structure modifications; `bulk_load` and `fanout` build subtrees;
