@@ -19,11 +19,13 @@ toolchain:
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
+# The `ci` profile (Cargo.toml): our code as in release, the real RocksDB
+# (a reference for tests) unoptimized so that its first build is short.
 clippy:
-	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --profile ci --workspace --all-targets -- -D warnings
 
 unit:
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile ci
 
 # loom models of the publish / read / reclaim protocol, in their own target dir
 # so the cfg change does not invalidate the main build cache.
@@ -37,7 +39,7 @@ bench-engine:
 # runner cannot rot; --check fails unless the report names every engine and
 # workload with a figure (it checks completeness, not speed).
 bench-quick:
-	$(CARGO) run --release -p alexdb-bench -- --quick --check --out target/bench-quick
+	$(CARGO) run --profile ci -p alexdb-bench -- --quick --check --out target/bench-quick
 
 # The README's main command: AlexDB against RocksDB (default and tuned),
 # SQLite and LMDB at 1M uniform keys (the issue's goals), 3 repetitions, about
