@@ -1,21 +1,15 @@
 //! Zero-copy reads (`get_pinned*`, `batched_multi_get_cf`) and `multi_get*`.
 
+mod common;
+
 use alexdb as rocksdb;
 
-use rocksdb::{DB, DBPinnableSlice, Options, ReadOptions};
-
-fn open() -> (tempfile::TempDir, DB) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.create_missing_column_families(true);
-    let db = DB::open_cf(&opts, dir.path().join("db"), ["cf"]).unwrap();
-    (dir, db)
-}
+use common::open_with_cf;
+use rocksdb::{DBPinnableSlice, ReadOptions};
 
 #[test]
 fn get_pinned_derefs_to_the_value() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"k", b"value").unwrap();
     let pinned: DBPinnableSlice<'_> = db.get_pinned(b"k").unwrap().unwrap();
     assert_eq!(&*pinned, b"value");
@@ -35,7 +29,7 @@ fn get_pinned_derefs_to_the_value() {
 
 #[test]
 fn a_pinned_value_stays_readable_after_overwrite_and_compaction() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"k", b"first").unwrap();
     let pinned = db.get_pinned(b"k").unwrap().unwrap();
     for i in 0..100u32 {
@@ -47,7 +41,7 @@ fn a_pinned_value_stays_readable_after_overwrite_and_compaction() {
 
 #[test]
 fn multi_get_answers_each_key_in_order() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"a", b"1").unwrap();
     db.put(b"c", b"3").unwrap();
     let values: Vec<_> = db
@@ -61,7 +55,7 @@ fn multi_get_answers_each_key_in_order() {
 
 #[test]
 fn multi_get_cf_reads_each_key_from_its_family() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let cf = db.cf_handle("cf").unwrap();
     db.put_cf(&cf, b"k", b"cf").unwrap();
     db.put(b"k", b"default").unwrap();
@@ -75,7 +69,7 @@ fn multi_get_cf_reads_each_key_from_its_family() {
 
 #[test]
 fn batched_multi_get_cf_returns_pinned_values() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let cf = db.cf_handle("cf").unwrap();
     db.put_cf(&cf, b"a", b"1").unwrap();
     db.put_cf(&cf, b"b", b"2").unwrap();
@@ -89,7 +83,7 @@ fn batched_multi_get_cf_returns_pinned_values() {
 
 #[test]
 fn key_may_exist_never_denies_a_present_key() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"k", b"v").unwrap();
     assert!(db.key_may_exist(b"k"));
     assert!(!db.key_may_exist(b"absent"));

@@ -1,22 +1,16 @@
 //! `property_value` and `property_int_value`: the key count, sizes, the
 //! stats text, unknown names, and the `properties` constants.
 
+mod common;
+
 use alexdb as rocksdb;
 
-use rocksdb::{DB, Options, properties};
-
-fn open() -> (tempfile::TempDir, DB) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.create_missing_column_families(true);
-    let db = DB::open_cf(&opts, dir.path().join("db"), ["cf"]).unwrap();
-    (dir, db)
-}
+use common::open_with_cf;
+use rocksdb::properties;
 
 #[test]
 fn estimate_num_keys_is_the_exact_live_key_count() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     assert_eq!(
         db.property_int_value(properties::ESTIMATE_NUM_KEYS)
             .unwrap(),
@@ -45,7 +39,7 @@ fn estimate_num_keys_is_the_exact_live_key_count() {
 
 #[test]
 fn estimate_num_keys_is_per_column_family() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let cf = db.cf_handle("cf").unwrap();
     db.put_cf(&cf, b"x", b"1").unwrap();
     db.put_cf(&cf, b"y", b"1").unwrap();
@@ -64,7 +58,7 @@ fn estimate_num_keys_is_per_column_family() {
 
 #[test]
 fn sizes_grow_with_the_data() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let before = db
         .property_int_value(properties::TOTAL_SST_FILES_SIZE)
         .unwrap()
@@ -84,7 +78,7 @@ fn sizes_grow_with_the_data() {
 
 #[test]
 fn stats_is_text_mentioning_stats() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let stats = db.property_value(properties::STATS).unwrap().unwrap();
     assert!(stats.contains("Stats"), "{stats}");
     let err = db.property_int_value(properties::STATS).unwrap_err();
@@ -97,7 +91,7 @@ fn stats_is_text_mentioning_stats() {
 
 #[test]
 fn an_unknown_property_is_none() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     assert_eq!(db.property_value("rocksdb.no-such-thing").unwrap(), None);
     assert_eq!(db.property_int_value("alexdb.anything").unwrap(), None);
     let cf = db.cf_handle("cf").unwrap();
@@ -109,7 +103,7 @@ fn an_unknown_property_is_none() {
 
 #[test]
 fn memtable_counters_are_zero() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"k", b"v").unwrap();
     for name in [
         properties::CUR_SIZE_ALL_MEM_TABLES,

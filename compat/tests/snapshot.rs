@@ -1,22 +1,16 @@
 //! Snapshots: frozen reads and iterators, `ReadOptions::set_snapshot`, and
 //! release on drop.
 
+mod common;
+
 use alexdb as rocksdb;
 
-use rocksdb::{DB, IteratorMode, Options, ReadOptions};
-
-fn open() -> (tempfile::TempDir, DB) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.create_missing_column_families(true);
-    let db = DB::open_cf(&opts, dir.path().join("db"), ["cf"]).unwrap();
-    (dir, db)
-}
+use common::open_with_cf;
+use rocksdb::{IteratorMode, ReadOptions};
 
 #[test]
 fn a_snapshot_reads_the_state_when_it_was_taken() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"k", b"old").unwrap();
     db.put(b"gone", b"here").unwrap();
     let snapshot = db.snapshot();
@@ -42,7 +36,7 @@ fn a_snapshot_reads_the_state_when_it_was_taken() {
 
 #[test]
 fn a_snapshot_covers_every_column_family() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let cf = db.cf_handle("cf").unwrap();
     db.put_cf(&cf, b"k", b"1").unwrap();
     let snapshot = db.snapshot();
@@ -60,7 +54,7 @@ fn a_snapshot_covers_every_column_family() {
 
 #[test]
 fn set_snapshot_makes_plain_reads_and_iterators_read_the_snapshot() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"a", b"1").unwrap();
     let snapshot = db.snapshot();
     db.put(b"a", b"2").unwrap();
@@ -75,7 +69,7 @@ fn set_snapshot_makes_plain_reads_and_iterators_read_the_snapshot() {
 
 #[test]
 fn many_snapshots_each_keep_their_own_version() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     let snapshots: Vec<_> = (0..5u8)
         .map(|i| {
             db.put(b"k", [i]).unwrap();
@@ -90,7 +84,7 @@ fn many_snapshots_each_keep_their_own_version() {
 
 #[test]
 fn an_iterator_from_a_snapshot_outlives_the_snapshot_value() {
-    let (_dir, db) = open();
+    let (_dir, db) = open_with_cf();
     db.put(b"a", b"1").unwrap();
     let iter = {
         let snapshot = db.snapshot();
