@@ -23,6 +23,16 @@ pub enum BatchOp {
         /// The key.
         key: Vec<u8>,
     },
+    /// Merge `operand` into `key`'s value with the keyspace's merge
+    /// function (see [`crate::merge`]).
+    Merge {
+        /// Target keyspace.
+        keyspace: KeyspaceId,
+        /// The key.
+        key: Vec<u8>,
+        /// The operand.
+        operand: Vec<u8>,
+    },
     /// Delete every key in `[start, end)`.
     DeleteRange {
         /// Target keyspace.
@@ -67,6 +77,16 @@ impl WriteBatch {
         });
     }
 
+    /// Adds a merge of `operand` into `key`.
+    pub fn merge(&mut self, keyspace: KeyspaceId, key: &[u8], operand: &[u8]) {
+        self.bytes += key.len() + operand.len();
+        self.ops.push(BatchOp::Merge {
+            keyspace,
+            key: key.to_vec(),
+            operand: operand.to_vec(),
+        });
+    }
+
     /// Adds a range delete of `[start, end)`.
     pub fn delete_range(&mut self, keyspace: KeyspaceId, start: &[u8], end: &[u8]) {
         self.bytes += start.len() + end.len();
@@ -108,7 +128,12 @@ impl WriteBatch {
         }
         for op in &self.ops {
             match op {
-                BatchOp::Put { key, value, .. } => {
+                BatchOp::Put { key, value, .. }
+                | BatchOp::Merge {
+                    key,
+                    operand: value,
+                    ..
+                } => {
                     check_key(key)?;
                     check_value(value)?;
                 }

@@ -4,9 +4,11 @@
 //! delete becomes one delete record per key that has a value in the range at
 //! that point of the batch — including keys put by earlier operations of the
 //! same batch — and those records share the operation's sequence number.
+//! A merge is resolved here, over the key's value at that point of the
+//! batch (see [`crate::merge`]).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -14,10 +16,11 @@ use crossbeam_epoch as epoch;
 
 use crate::batch::{BatchOp, WriteBatch};
 use crate::error::{Error, Result};
-use crate::format::record::RecordKind;
+use crate::format::record::{MergeState, RecordKind};
 use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::{Keyspace, KeyspaceId, KeyspaceTable};
 use crate::location::Location;
+use crate::merge::{self, MergeBase};
 use crate::read::TableResolver;
 use crate::shared::Shared;
 
@@ -25,14 +28,45 @@ use crate::shared::Shared;
 pub(crate) struct PendingRecord<'b> {
     pub ks: Arc<Keyspace>,
     pub kind: RecordKind,
+    pub merge_state: MergeState,
     pub key: Cow<'b, [u8]>,
-    pub value: &'b [u8],
+    /// A merge's operand (empty for the other kinds).
+    pub operand: &'b [u8],
+    /// The value: a put's, or the value a merge resolved to.
+    pub value: Cow<'b, [u8]>,
     /// Index of the batch operation the record comes from.
     pub op: usize,
 }
 
+impl<'b> PendingRecord<'b> {
+    fn new(ks: Arc<Keyspace>, kind: RecordKind, key: Cow<'b, [u8]>, op: usize) -> Self {
+        PendingRecord {
+            ks,
+            kind,
+            merge_state: MergeState::Resolved,
+            key,
+            operand: &[],
+            value: Cow::Borrowed(&[]),
+            op,
+        }
+    }
+
+    /// What a later merge of the same key in this batch builds on.
+    fn as_merge_base(&self) -> MergeBase {
+        match (self.kind, self.merge_state) {
+            (RecordKind::Delete, _) => MergeBase::Absent,
+            (_, MergeState::Resolved) => MergeBase::Value(self.value.to_vec()),
+            (_, state) => MergeBase::Unresolved(state),
+        }
+    }
+}
+
 /// Keys the batch itself has set (`true`) or deleted (`false`) so far.
 type Overlay = BTreeMap<(u32, Vec<u8>), bool>;
+
+/// Each key's value after the batch's operations so far, kept only for
+/// batches that merge.
+type Written = HashMap<(u32, Vec<u8>), MergeBase>;
 
 /// The records for `batch`, in order. Runs under the writer lock, so the
 /// indexes cannot change underneath.
@@ -45,16 +79,55 @@ pub(crate) fn expand<'b>(
         .ops()
         .iter()
         .any(|op| matches!(op, BatchOp::DeleteRange { .. }));
+    let has_merge = batch
+        .ops()
+        .iter()
+        .any(|op| matches!(op, BatchOp::Merge { .. }));
     let mut overlay = Overlay::new();
-    let mut out = Vec::with_capacity(batch.len());
+    let mut written = Written::new();
+    let mut out: Vec<PendingRecord<'b>> = Vec::with_capacity(batch.len());
     for (op_index, op) in batch.ops().iter().enumerate() {
-        let (id, kind, key, value): (_, _, &[u8], &[u8]) = match op {
+        let first = out.len();
+        match op {
             BatchOp::Put {
                 keyspace,
                 key,
                 value,
-            } => (keyspace, RecordKind::Put, key, value),
-            BatchOp::Delete { keyspace, key } => (keyspace, RecordKind::Delete, key, &[]),
+            } => {
+                let mut r = PendingRecord::new(
+                    lookup(keyspaces, *keyspace)?,
+                    RecordKind::Put,
+                    key.as_slice().into(),
+                    op_index,
+                );
+                r.value = Cow::Borrowed(value);
+                out.push(r);
+            }
+            BatchOp::Delete { keyspace, key } => out.push(PendingRecord::new(
+                lookup(keyspaces, *keyspace)?,
+                RecordKind::Delete,
+                key.as_slice().into(),
+                op_index,
+            )),
+            BatchOp::Merge {
+                keyspace,
+                key,
+                operand,
+            } => {
+                let ks = lookup(keyspaces, *keyspace)?;
+                let base = match written.get(&(ks.id().0, key.clone())) {
+                    Some(base) => base.clone(),
+                    None => current_base(shared, &ks, key)?,
+                };
+                let (state, value) =
+                    merge::resolve(ks.merge_function().as_ref(), key, &base, operand);
+                let mut r =
+                    PendingRecord::new(ks, RecordKind::Merge, key.as_slice().into(), op_index);
+                r.merge_state = state;
+                r.operand = operand;
+                r.value = Cow::Owned(value);
+                out.push(r);
+            }
             BatchOp::DeleteRange {
                 keyspace,
                 start,
@@ -62,30 +135,48 @@ pub(crate) fn expand<'b>(
             } => {
                 let ks = lookup(keyspaces, *keyspace)?;
                 for key in keys_to_delete(shared, &ks, start, end, &overlay) {
-                    overlay.insert((ks.id().0, key.clone()), false);
-                    out.push(PendingRecord {
-                        ks: ks.clone(),
-                        kind: RecordKind::Delete,
-                        key: key.into(),
-                        value: &[],
-                        op: op_index,
-                    });
+                    out.push(PendingRecord::new(
+                        ks.clone(),
+                        RecordKind::Delete,
+                        key.into(),
+                        op_index,
+                    ));
                 }
-                continue;
             }
-        };
-        if has_range {
-            overlay.insert((id.0, key.to_vec()), kind == RecordKind::Put);
         }
-        out.push(PendingRecord {
-            ks: lookup(keyspaces, *id)?,
-            kind,
-            key: key.into(),
-            value,
-            op: op_index,
-        });
+        for r in &out[first..] {
+            if has_range {
+                overlay.insert((r.ks.id().0, r.key.to_vec()), r.kind != RecordKind::Delete);
+            }
+            if has_merge {
+                written.insert((r.ks.id().0, r.key.to_vec()), r.as_merge_base());
+            }
+        }
     }
     Ok(out)
+}
+
+/// The newest value of `key` in `ks`, for a merge to build on. Runs under
+/// the writer lock, so the head cannot change or move underneath.
+fn current_base(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<MergeBase> {
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
+    let guard = epoch::pin();
+    let Some(head) = ks.index.get(key, &resolver, &guard).map(Location) else {
+        return Ok(MergeBase::Absent);
+    };
+    let segment = table.get(head.segment()).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the newest version of a key lies in segment {}, which is not open",
+            head.segment()
+        ))
+    })?;
+    let record = segment.record_at(head.offset(), shared.options.verify_checksums)?;
+    Ok(match (record.kind, record.merge_state) {
+        (RecordKind::Delete, _) => MergeBase::Absent,
+        (_, MergeState::Resolved) => MergeBase::Value(record.value.to_vec()),
+        (_, state) => MergeBase::Unresolved(state),
+    })
 }
 
 fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {

@@ -11,13 +11,14 @@ use crate::batch::{WriteBatch, check_key};
 use crate::compaction::{self, Compactor};
 use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
-use crate::format::segment_header::{SegmentHeader, SegmentKind};
+use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
 use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{
     self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
 };
 use crate::log_writer::{self, Writer};
+use crate::merge::{MergeFunction, SharedMergeFunction};
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::{Options, WriteOptions};
 use crate::read::{self, PinnedValue, ValueRef};
@@ -63,6 +64,7 @@ impl Db {
         let recovered =
             recovery::recover(&options.file_system, &dir, &manifest, options.segment_bytes)?;
         let shared = Arc::new(build_shared(dir, options, lock, manifest, recovered)?);
+        retire_older_format_segment(&shared)?;
         let compactor = shared
             .options
             .background_compaction
@@ -169,6 +171,35 @@ impl Db {
         let mut batch = WriteBatch::new();
         batch.delete(keyspace, key);
         self.write(&batch, opts)
+    }
+
+    /// Merges `operand` into `key` with the keyspace's merge function (see
+    /// [`Db::set_merge_function`] and [`crate::merge`]).
+    pub fn merge(
+        &self,
+        keyspace: KeyspaceId,
+        key: &[u8],
+        operand: &[u8],
+        opts: &WriteOptions,
+    ) -> Result<()> {
+        let mut batch = WriteBatch::new();
+        batch.merge(keyspace, key, operand);
+        self.write(&batch, opts)
+    }
+
+    /// Sets (or, with `None`, removes) the function merges into `keyspace`
+    /// are resolved with. It applies to merges written from now on; it is
+    /// not stored in the database, so set it again after every open.
+    pub fn set_merge_function(
+        &self,
+        keyspace: KeyspaceId,
+        function: Option<Arc<dyn MergeFunction>>,
+    ) -> Result<()> {
+        let ks = keyspace_of(&self.shared, keyspace)?;
+        // Under the writer lock, so no batch resolves half with the old one.
+        let _w = self.shared.lock_writer();
+        ks.set_merge_function(function.map(SharedMergeFunction));
+        Ok(())
     }
 
     /// Applies `batch` atomically: readers see all of it or none of it, and
@@ -389,6 +420,18 @@ fn build_shared(
         dir,
         options,
     })
+}
+
+/// Seals an active segment written by an older format version, so that new
+/// records (which may use kinds that version lacks) go to a segment whose
+/// header names the format they need.
+fn retire_older_format_segment(shared: &Shared) -> Result<()> {
+    let mut w = shared.lock_writer();
+    let active = &w.active;
+    if version_of(active.bytes()) < SEGMENT_VERSION {
+        log_writer::rotate(shared, &mut w, shared.options.segment_bytes)?;
+    }
+    Ok(())
 }
 
 /// Counts every record of a dropped keyspace's index as dead.

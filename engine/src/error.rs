@@ -42,6 +42,17 @@ pub enum Error {
     /// database is reopened, because a failed fsync cannot be retried safely.
     #[error("the database refuses writes after an earlier I/O failure: {0}; reopen it to recover")]
     Poisoned(String),
+    /// The version read is a merge that could not be resolved when it was
+    /// written: the merge function refused it, or the keyspace had none.
+    /// Reads of the key fail until it is put or deleted again.
+    #[error("{}", merge_failure_text(*.no_function))]
+    MergeFailed {
+        /// The key read.
+        key: Vec<u8>,
+        /// Whether the keyspace had no merge function (otherwise the
+        /// function refused an operand).
+        no_function: bool,
+    },
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {
@@ -51,6 +62,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+fn merge_failure_text(no_function: bool) -> &'static str {
+    if no_function {
+        "merge written while the keyspace had no merge function"
+    } else {
+        "the merge function failed"
+    }
 }
 
 /// The engine's result type.

@@ -3,13 +3,14 @@
 //! Each has its own ALEX index. The list lives in the `MANIFEST` file.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
+use crate::merge::SharedMergeFunction;
 
 /// Name of the keyspace every database has, with id 0.
 pub const DEFAULT_KEYSPACE: &str = "default";
@@ -28,6 +29,8 @@ pub struct Keyspace {
     name: String,
     pub(crate) index: AlexIndex,
     live_keys: AtomicU64,
+    /// Resolves merges written to this keyspace; read by the writer only.
+    merge_function: RwLock<Option<SharedMergeFunction>>,
 }
 
 impl Keyspace {
@@ -37,7 +40,25 @@ impl Keyspace {
             name,
             index,
             live_keys: AtomicU64::new(live_keys),
+            merge_function: RwLock::new(None),
         }
+    }
+
+    /// The merge function merges into this keyspace are resolved with.
+    pub fn merge_function(&self) -> Option<SharedMergeFunction> {
+        self.merge_function
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Sets (or, with `None`, removes) the keyspace's merge function. It
+    /// applies to merges written from now on.
+    pub fn set_merge_function(&self, function: Option<SharedMergeFunction>) {
+        *self
+            .merge_function
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = function;
     }
 
     /// The keyspace's id.

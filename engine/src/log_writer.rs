@@ -84,7 +84,7 @@ pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
     }
     let body_len: usize = records
         .iter()
-        .map(|r| record::encoded_len(r.key.len(), r.value.len()))
+        .map(|r| record::encoded_len(r.key.len(), r.operand.len() + r.value.len()))
         .sum();
     let frame_len = (FRAME_HEADER_BYTES + body_len) as u64;
     ensure_room(shared, &mut w, frame_len)?;
@@ -205,11 +205,13 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
         record::encode_into(
             &RecordFields {
                 kind: r.kind,
+                merge_state: r.merge_state,
                 keyspace: r.ks.id().0,
                 seq,
                 prev,
                 key,
-                value: r.value,
+                operand: r.operand,
+                value: &r.value,
             },
             &mut frame,
         );
@@ -267,7 +269,7 @@ fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location])
             let r = &records[i];
             r.ks.adjust_live_keys(
                 old.is_some_and(|o| !o.is_tombstone()),
-                r.kind == RecordKind::Put,
+                r.kind != RecordKind::Delete,
             );
             if let Some(old) = old {
                 account_dead(&table, old);

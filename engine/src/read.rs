@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crossbeam_epoch as epoch;
 
 use crate::error::{Error, Result};
-use crate::format::record::{RecordKind, RecordView};
+use crate::format::record::{MergeState, RecordKind, RecordView};
 use crate::index::KeyResolver;
 use crate::keyspace::Keyspace;
 use crate::location::Location;
@@ -127,10 +127,14 @@ pub(crate) fn visible_version<'t>(
         }
         first = false;
         if record.seq <= seq {
-            return Ok(match record.kind {
-                RecordKind::Put => Version::Put(segment, record),
-                RecordKind::Delete => Version::Absent,
-            });
+            return match (record.kind, record.merge_state) {
+                (RecordKind::Delete, _) => Ok(Version::Absent),
+                (_, MergeState::Resolved) => Ok(Version::Put(segment, record)),
+                (_, state) => Err(Error::MergeFailed {
+                    key: record.key.to_vec(),
+                    no_function: state == MergeState::NoFunction,
+                }),
+            };
         }
         if record.prev.is_none() {
             return Ok(Version::Absent);

@@ -1,12 +1,13 @@
 //! Model test: random operation sequences against the engine and against a
 //! `BTreeMap` per keyspace must agree on every observable result, across
-//! batches, range deletes, scans in both directions, snapshots, compaction
-//! and close-and-reopen, for every key shape.
+//! batches, range deletes, merges, scans in both directions, snapshots,
+//! compaction and close-and-reopen, for every key shape.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::Arc;
 
 use alexdb_engine::{Db, KeyRange, KeyspaceId, Snapshot, WriteBatch, WriteOptions};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
@@ -45,11 +46,21 @@ impl Shape {
     }
 }
 
+/// One write of a batch.
+#[derive(Clone, Debug)]
+enum Item {
+    Put(Vec<u8>),
+    Delete,
+    Merge(Vec<u8>),
+}
+
 #[derive(Clone, Debug)]
 enum Op {
     Put(usize, u16, Vec<u8>),
     Delete(usize, u16),
-    Batch(Vec<(usize, u16, Option<Vec<u8>>)>),
+    /// Appends the operand to the key's value (the test's merge function).
+    Merge(usize, u16, Vec<u8>),
+    Batch(Vec<(usize, u16, Item)>),
     /// Puts, then a range delete, then more puts, in one batch.
     BatchWithRange(usize, Vec<u16>, u16, u16, Vec<u16>),
     DeleteRange(usize, u16, u16),
@@ -87,15 +98,20 @@ impl Arbitrary for Op {
     fn arbitrary(g: &mut Gen) -> Op {
         let ks = usize::arbitrary(g) % KEYSPACES;
         match u8::arbitrary(g) % 100 {
-            0..=34 => Op::Put(ks, small_key(g), value(g)),
+            0..=28 => Op::Put(ks, small_key(g), value(g)),
+            29..=34 => Op::Merge(ks, small_key(g), value(g)),
             35..=44 => Op::Delete(ks, small_key(g)),
             45..=54 => {
                 let n = usize::arbitrary(g) % 6 + 1;
                 Op::Batch(
                     (0..n)
                         .map(|_| {
-                            let v = bool::arbitrary(g).then(|| value(g));
-                            (usize::arbitrary(g) % KEYSPACES, small_key(g), v)
+                            let item = match u8::arbitrary(g) % 3 {
+                                0 => Item::Put(value(g)),
+                                1 => Item::Delete,
+                                _ => Item::Merge(value(g)),
+                            };
+                            (usize::arbitrary(g) % KEYSPACES, small_key(g), item)
                         })
                         .collect(),
                 )
@@ -180,6 +196,7 @@ impl Harness {
         let mut ids = vec![db.keyspace("default").unwrap()];
         ids.push(db.create_keyspace("one").unwrap());
         ids.push(db.create_keyspace("two").unwrap());
+        set_append_merge(&db, &ids);
         Harness {
             dir,
             db: Some(db),
@@ -197,7 +214,7 @@ impl Harness {
     fn run(&mut self, shape: Shape, op: &Op) -> Result<(), String> {
         self.apply(shape, op)?;
         self.seq += match op {
-            Op::Put(..) | Op::Delete(..) | Op::DeleteRange(..) => 1,
+            Op::Put(..) | Op::Delete(..) | Op::Merge(..) | Op::DeleteRange(..) => 1,
             Op::Batch(items) => items.len() as u64,
             Op::BatchWithRange(_, before, _, _, after) => (before.len() + 1 + after.len()) as u64,
             _ => 0,
@@ -234,17 +251,27 @@ impl Harness {
                     .map_err(|e| e.to_string())?;
                 self.model[*ks].remove(&shape.key(*k));
             }
+            Op::Merge(ks, k, operand) => {
+                self.db()
+                    .merge(self.ids[*ks], &shape.key(*k), operand, &w)
+                    .map_err(|e| e.to_string())?;
+                append(&mut self.model[*ks], shape.key(*k), operand);
+            }
             Op::Batch(items) => {
                 let mut b = WriteBatch::new();
-                for (ks, k, v) in items {
-                    match v {
-                        Some(v) => {
+                for (ks, k, item) in items {
+                    match item {
+                        Item::Put(v) => {
                             b.put(self.ids[*ks], &shape.key(*k), v);
                             self.model[*ks].insert(shape.key(*k), v.clone());
                         }
-                        None => {
+                        Item::Delete => {
                             b.delete(self.ids[*ks], &shape.key(*k));
                             self.model[*ks].remove(&shape.key(*k));
+                        }
+                        Item::Merge(operand) => {
+                            b.merge(self.ids[*ks], &shape.key(*k), operand);
+                            append(&mut self.model[*ks], shape.key(*k), operand);
                         }
                     }
                 }
@@ -320,6 +347,7 @@ impl Harness {
                 self.snapshots.clear();
                 self.db = None;
                 self.db = Some(common::open(self.dir.path()));
+                set_append_merge(self.db(), &self.ids);
                 for (i, name) in ["default", "one", "two"].iter().enumerate() {
                     if self.db().keyspace(name) != Some(self.ids[i]) {
                         return Err(format!("keyspace {name} lost its id on reopen"));
@@ -417,6 +445,23 @@ impl Harness {
         }
         self.db().verify().map_err(|e| e.to_string())
     }
+}
+
+/// The test's merge function: appends the operand to the value.
+fn set_append_merge(db: &Db, ids: &[KeyspaceId]) {
+    for id in ids {
+        let f = |_: &[u8], existing: Option<&[u8]>, operand: &[u8]| {
+            let mut v = existing.unwrap_or_default().to_vec();
+            v.extend_from_slice(operand);
+            Some(v)
+        };
+        db.set_merge_function(*id, Some(Arc::new(f))).unwrap();
+    }
+}
+
+/// What the test's merge function does, on the model.
+fn append(model: &mut BTreeMap<Vec<u8>, Vec<u8>>, key: Vec<u8>, operand: &[u8]) {
+    model.entry(key).or_default().extend_from_slice(operand);
 }
 
 fn check_snapshot(snap: &Snapshot, ids: &[KeyspaceId], model: &Model) -> Result<(), String> {

@@ -17,8 +17,11 @@ use super::read_u32;
 
 /// Magic bytes that open the manifest.
 pub const MANIFEST_MAGIC: [u8; 8] = *b"ALXDBMAN";
-/// The manifest format version.
-pub const MANIFEST_VERSION: u32 = 1;
+/// The manifest format version this code writes (the database format
+/// version, see `FORMAT.md`).
+pub const MANIFEST_VERSION: u32 = 2;
+/// The oldest manifest format version this code reads.
+pub const OLDEST_MANIFEST_VERSION: u32 = 1;
 const ENTRIES_AT: usize = 24;
 
 /// The decoded manifest.
@@ -61,7 +64,7 @@ impl Manifest {
             return Err("manifest checksum mismatch".into());
         }
         let version = read_u32(b, 8);
-        if version != MANIFEST_VERSION {
+        if !(OLDEST_MANIFEST_VERSION..=MANIFEST_VERSION).contains(&version) {
             return Err(format!("unsupported manifest version {version}"));
         }
         let next_keyspace_id = read_u32(b, 12);

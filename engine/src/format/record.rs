@@ -1,19 +1,22 @@
-//! Records: one key's put or delete, with its sequence number and a pointer
-//! to the key's previous version (the MVCC version chain).
+//! Records: one key's put, delete or merge, with its sequence number and a
+//! pointer to the key's previous version (the MVCC version chain).
 //!
 //! ```text
 //! record header, 40 bytes, 8-aligned:
 //! offset size field
 //!   0     4   CRC-32C of bytes 4..(40 + key length + value length)
-//!   4     1   kind: 1 = put, 2 = delete
-//!   5     3   reserved, zero
+//!   4     1   kind: 1 = put, 2 = delete, 3 = merge
+//!   5     1   merge state (merge only, else 0): 0 = resolved,
+//!             1 = the merge function failed, 2 = no merge function set
+//!   6     2   reserved, zero
 //!   8     4   keyspace id
 //!  12     4   key length
-//!  16     4   value length (0 for a delete)
-//!  20     4   reserved, zero
+//!  16     4   value length (0 for a delete; operand + result for a merge)
+//!  20     4   operand length (merge only, else 0)
 //!  24     8   sequence number
 //!  32     8   location of the previous version of this key, or u64::MAX
-//!  40     -   key bytes, then value bytes, then zero padding to 8 bytes
+//!  40     -   key bytes, then value bytes (a merge: operand, then the
+//!             resolved value), then zero padding to 8 bytes
 //! ```
 
 use super::{align8, read_u32, read_u64};
@@ -23,26 +26,76 @@ use crate::location::Location;
 pub const RECORD_HEADER_BYTES: usize = 40;
 
 const KIND_AT: usize = 4;
+const MERGE_STATE_AT: usize = 5;
 const KEYSPACE_AT: usize = 8;
 const KEY_LEN_AT: usize = 12;
 const VALUE_LEN_AT: usize = 16;
+const OPERAND_LEN_AT: usize = 20;
 const SEQ_AT: usize = 24;
 const PREV_AT: usize = 32;
 
-/// Whether a record sets or deletes its key.
+/// Whether a record sets, deletes or merges into its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordKind {
     /// The key is set to the value.
     Put,
     /// The key is deleted (a tombstone).
     Delete,
+    /// A merge operand, stored with the value it resolved to when written
+    /// (see [`MergeState`]).
+    Merge,
+}
+
+impl RecordKind {
+    fn code(self) -> u8 {
+        match self {
+            RecordKind::Put => 1,
+            RecordKind::Delete => 2,
+            RecordKind::Merge => 3,
+        }
+    }
+}
+
+/// How a merge record's operand was resolved when it was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeState {
+    /// The record holds the resolved value (also the state of non-merge
+    /// records, which have nothing to resolve).
+    Resolved,
+    /// The keyspace's merge function refused the operands: reads of this
+    /// version fail until the key is put or deleted again.
+    Failed,
+    /// The keyspace had no merge function: reads of this version fail until
+    /// the key is put or deleted again.
+    NoFunction,
+}
+
+impl MergeState {
+    fn code(self) -> u8 {
+        match self {
+            MergeState::Resolved => 0,
+            MergeState::Failed => 1,
+            MergeState::NoFunction => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Result<Self, String> {
+        match code {
+            0 => Ok(MergeState::Resolved),
+            1 => Ok(MergeState::Failed),
+            2 => Ok(MergeState::NoFunction),
+            other => Err(format!("unknown merge state {other}")),
+        }
+    }
 }
 
 /// The fields of a record to encode.
 #[derive(Clone, Copy, Debug)]
 pub struct RecordFields<'a> {
-    /// Put or delete.
+    /// Put, delete or merge.
     pub kind: RecordKind,
+    /// How a merge was resolved ([`MergeState::Resolved`] for the others).
+    pub merge_state: MergeState,
     /// Keyspace the key belongs to.
     pub keyspace: u32,
     /// Sequence number of the write.
@@ -51,11 +104,14 @@ pub struct RecordFields<'a> {
     pub prev: Location,
     /// The key.
     pub key: &'a [u8],
-    /// The value (empty for a delete).
+    /// The merge operand (empty for a put or delete).
+    pub operand: &'a [u8],
+    /// The value (empty for a delete; a merge's resolved value).
     pub value: &'a [u8],
 }
 
-/// Encoded size of a record with these key and value lengths.
+/// Encoded size of a record with these key and value lengths (a merge's
+/// value length counts its operand and its resolved value).
 pub fn encoded_len(key_len: usize, value_len: usize) -> usize {
     align8(RECORD_HEADER_BYTES + key_len + value_len)
 }
@@ -64,18 +120,17 @@ pub fn encoded_len(key_len: usize, value_len: usize) -> usize {
 pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&[0u8; 4]);
-    out.push(match r.kind {
-        RecordKind::Put => 1,
-        RecordKind::Delete => 2,
-    });
-    out.extend_from_slice(&[0u8; 3]);
+    out.push(r.kind.code());
+    out.push(r.merge_state.code());
+    out.extend_from_slice(&[0u8; 2]);
     out.extend_from_slice(&r.keyspace.to_le_bytes());
     out.extend_from_slice(&len_u32(r.key.len()).to_le_bytes());
-    out.extend_from_slice(&len_u32(r.value.len()).to_le_bytes());
-    out.extend_from_slice(&[0u8; 4]);
+    out.extend_from_slice(&len_u32(r.operand.len() + r.value.len()).to_le_bytes());
+    out.extend_from_slice(&len_u32(r.operand.len()).to_le_bytes());
     out.extend_from_slice(&r.seq.to_le_bytes());
     out.extend_from_slice(&r.prev.0.to_le_bytes());
     out.extend_from_slice(r.key);
+    out.extend_from_slice(r.operand);
     out.extend_from_slice(r.value);
     let crc = crc32c::crc32c(&out[start + 4..]);
     out[start..start + 4].copy_from_slice(&crc.to_le_bytes());
@@ -89,8 +144,10 @@ fn len_u32(n: usize) -> u32 {
 /// A record read in place from a mapped segment.
 #[derive(Clone, Copy, Debug)]
 pub struct RecordView<'a> {
-    /// Put or delete.
+    /// Put, delete or merge.
     pub kind: RecordKind,
+    /// How a merge was resolved ([`MergeState::Resolved`] for the others).
+    pub merge_state: MergeState,
     /// Keyspace id.
     pub keyspace: u32,
     /// Sequence number.
@@ -99,7 +156,9 @@ pub struct RecordView<'a> {
     pub prev: Location,
     /// The key, borrowed from the map.
     pub key: &'a [u8],
-    /// The value, borrowed from the map.
+    /// A merge's operand, borrowed from the map (empty for the others).
+    pub operand: &'a [u8],
+    /// The value, borrowed from the map (a merge's resolved value).
     pub value: &'a [u8],
     /// Encoded length including padding.
     pub encoded_len: usize,
@@ -119,23 +178,37 @@ impl<'a> RecordView<'a> {
         let kind = match bytes[KIND_AT] {
             1 => RecordKind::Put,
             2 => RecordKind::Delete,
+            3 => RecordKind::Merge,
             other => return Err(format!("unknown record kind {other}")),
         };
+        let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT])?;
         let key_len = read_u32(bytes, KEY_LEN_AT) as usize;
         let value_len = read_u32(bytes, VALUE_LEN_AT) as usize;
+        let operand_len = read_u32(bytes, OPERAND_LEN_AT) as usize;
+        if operand_len > value_len || (kind != RecordKind::Merge && operand_len != 0) {
+            return Err(format!(
+                "record operand length {operand_len} does not fit its value length {value_len}"
+            ));
+        }
+        if kind != RecordKind::Merge && merge_state != MergeState::Resolved {
+            return Err("a merge state on a record that is not a merge".into());
+        }
         let end = RECORD_HEADER_BYTES
             .checked_add(key_len)
             .and_then(|n| n.checked_add(value_len))
             .filter(|&n| n <= bytes.len())
             .ok_or_else(|| format!("record lengths ({key_len}, {value_len}) run past its frame"))?;
         let key_end = RECORD_HEADER_BYTES + key_len;
+        let operand_end = key_end + operand_len;
         Ok(RecordView {
             kind,
+            merge_state,
             keyspace: read_u32(bytes, KEYSPACE_AT),
             seq: read_u64(bytes, SEQ_AT),
             prev: Location(read_u64(bytes, PREV_AT)),
             key: &bytes[RECORD_HEADER_BYTES..key_end],
-            value: &bytes[key_end..end],
+            operand: &bytes[key_end..operand_end],
+            value: &bytes[operand_end..end],
             encoded_len: align8(end).min(bytes.len()),
             crc: read_u32(bytes, 0),
             covered: &bytes[4..end],
@@ -161,10 +234,12 @@ mod tests {
         encode_into(
             &RecordFields {
                 kind: RecordKind::Put,
+                merge_state: MergeState::Resolved,
                 keyspace: 3,
                 seq: 77,
                 prev: Location::new(1, 64, false),
                 key: b"key",
+                operand: b"",
                 value: b"value!",
             },
             out,
@@ -197,6 +272,39 @@ mod tests {
                 assert!(!r.checksum_ok(), "flip at {i} went unnoticed");
             }
         }
+    }
+
+    #[test]
+    fn a_merge_keeps_its_operand_apart_from_its_value() {
+        let mut out = Vec::new();
+        encode_into(
+            &RecordFields {
+                kind: RecordKind::Merge,
+                merge_state: MergeState::Failed,
+                keyspace: 1,
+                seq: 9,
+                prev: Location::NONE,
+                key: b"k",
+                operand: b"op",
+                value: b"resolved",
+            },
+            &mut out,
+        );
+        let r = RecordView::parse(&out).unwrap();
+        assert!(r.checksum_ok());
+        assert_eq!(
+            (r.kind, r.merge_state),
+            (RecordKind::Merge, MergeState::Failed)
+        );
+        assert_eq!((r.operand, r.value), (&b"op"[..], &b"resolved"[..]));
+    }
+
+    #[test]
+    fn an_operand_longer_than_its_value_is_an_error() {
+        let mut out = Vec::new();
+        sample(&mut out);
+        out[20..24].copy_from_slice(&100u32.to_le_bytes());
+        assert!(RecordView::parse(&out).is_err());
     }
 
     #[test]

@@ -16,8 +16,10 @@ use super::{read_u32, read_u64};
 
 /// Magic bytes that open every segment file.
 pub const SEGMENT_MAGIC: [u8; 8] = *b"ALXDBSEG";
-/// The segment format version this code writes and reads.
-pub const SEGMENT_VERSION: u32 = 1;
+/// The segment format version this code writes (see `FORMAT.md`).
+pub const SEGMENT_VERSION: u32 = 2;
+/// The oldest segment format version this code reads.
+pub const OLDEST_SEGMENT_VERSION: u32 = 1;
 /// Size of the segment header; the first frame starts here.
 pub const SEGMENT_HEADER_BYTES: usize = 64;
 
@@ -26,6 +28,12 @@ const KIND_AT: usize = VERSION_AT + 4;
 const ID_AT: usize = KIND_AT + 4;
 const SEQ_FLOOR_AT: usize = ID_AT + 8;
 const CRC_AT: usize = SEGMENT_HEADER_BYTES - 4;
+
+/// The format version in the (already validated) header at the start of
+/// `bytes`.
+pub fn version_of(bytes: &[u8]) -> u32 {
+    read_u32(bytes, VERSION_AT)
+}
 
 /// What a segment holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +88,7 @@ impl SegmentHeader {
             return Err("segment header checksum mismatch".into());
         }
         let version = read_u32(b, VERSION_AT);
-        if version != SEGMENT_VERSION {
+        if !(OLDEST_SEGMENT_VERSION..=SEGMENT_VERSION).contains(&version) {
             return Err(format!("unsupported segment format version {version}"));
         }
         let kind = match read_u32(b, KIND_AT) {
