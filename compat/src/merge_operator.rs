@@ -27,10 +27,6 @@ pub struct MergeOperands {
 
 impl MergeOperands {
     /// Collects the operands of a merge, oldest first.
-    #[allow(
-        dead_code,
-        reason = "called by the DB layer, which is still being written"
-    )]
     pub(crate) fn new<I, T>(operands: I) -> Self
     where
         I: IntoIterator<Item = T>,
@@ -105,13 +101,25 @@ pub(crate) type SharedMergeFn =
 #[derive(Clone)]
 pub(crate) struct MergeOperator {
     pub(crate) name: String,
-    #[allow(
-        dead_code,
-        reason = "used by the DB layer, which is still being written"
-    )]
     pub(crate) full_merge: SharedMergeFn,
-    #[allow(dead_code, reason = "used by compaction, which is still being written")]
+    /// Kept for the operator's shape; AlexDB resolves every merge with the
+    /// full-merge function when it is written (see [`Self::engine_function`]),
+    /// so operands are never combined without their base value.
+    #[allow(dead_code, reason = "merges are resolved in full when written")]
     pub(crate) partial_merge: SharedMergeFn,
+}
+
+impl MergeOperator {
+    /// The engine's merge function for this operator: the full merge of the
+    /// key's value with one operand. The engine applies a key's operands one
+    /// at a time, oldest first, when each is written, which RocksDB's merge
+    /// contract makes equal to merging them all at once.
+    pub(crate) fn engine_function(&self) -> Arc<dyn alexdb_engine::MergeFunction> {
+        let full_merge = self.full_merge.clone();
+        Arc::new(move |key: &[u8], existing: Option<&[u8]>, operand: &[u8]| {
+            full_merge(key, existing, &MergeOperands::new([operand]))
+        })
+    }
 }
 
 impl fmt::Debug for MergeOperator {

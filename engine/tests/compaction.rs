@@ -239,3 +239,44 @@ fn explicit_compaction_racing_rotations_loses_no_write() {
     assert_eq!(db.stats().compaction_errors, 0);
     db.verify().unwrap();
 }
+
+/// A process that never lives long enough for compaction to run (here:
+/// every life writes with background compaction off, as if killed before
+/// its first pass) still gets its space back: the next open compacts from
+/// the dead bytes recovery counted (its first pass starts at once), so the
+/// directory stays bounded however many lives there are.
+#[test]
+fn space_is_reclaimed_across_short_lives() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = 5_000;
+    let short_life = Options {
+        background_compaction: false,
+        ..options()
+    };
+    let mut worst = 0f64;
+    for life in 0..12 {
+        {
+            let db = Db::open(dir.path(), short_life.clone()).unwrap();
+            write_round(&db, keys, life);
+        }
+        let db = Db::open(dir.path(), options()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let live = db.stats().live_bytes();
+        loop {
+            let disk = common::disk_bytes(dir.path()) as f64;
+            if disk <= 3.0 * live as f64 {
+                worst = worst.max(disk / live as f64);
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "life {life}: disk {disk} stayed above 3x live {live}: {:?}",
+                db.stats()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let ks = db.keyspace("default").unwrap();
+        assert_eq!(db.get_copied(ks, &key(7)).unwrap(), Some(value(7, life)));
+    }
+    eprintln!("12 short lives: disk at most {worst:.2}x live after each open");
+}

@@ -16,13 +16,10 @@ impl Core {
         if families.values().any(|f| f.name == name) {
             return Err(Error::invalid_argument("Column family already exists"));
         }
-        let id = self.engine.create_keyspace(name).rocks()?.0;
-        let info = FamilyInfo {
-            name: name.to_owned(),
-            prefix_extractor: opts.prefix_extractor.clone(),
-        };
-        families.insert(id, info);
-        Ok(id)
+        let id = self.engine.create_keyspace(name).rocks()?;
+        let info = FamilyInfo::register(&self.engine, id, name, opts)?;
+        families.insert(id.0, info);
+        Ok(id.0)
     }
 
     /// Drops column family `name` (id `id`) and frees its space: the

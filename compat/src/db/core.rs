@@ -8,9 +8,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef};
 
 use crate::db::errors::IntoRocks;
+use crate::merge_operator::MergeOperator;
 use crate::slice_transform::SliceTransform;
 use crate::write_batch::{BatchOp, decode_all};
-use crate::{Error, ReadOptions, WriteBatch, WriteOptions};
+use crate::{Error, Options, ReadOptions, WriteBatch, WriteOptions};
 
 /// What the database remembers about one open column family.
 #[derive(Clone, Debug)]
@@ -19,6 +20,32 @@ pub(crate) struct FamilyInfo {
     pub(crate) name: String,
     /// The prefix extractor of the options it was opened or created with.
     pub(crate) prefix_extractor: Option<SliceTransform>,
+    /// The merge operator of those options.
+    pub(crate) merge_operator: Option<MergeOperator>,
+}
+
+impl FamilyInfo {
+    /// Describes column family `id` opened or created with `opts`, and
+    /// gives the engine its merge operator.
+    pub(crate) fn register(
+        engine: &Db,
+        id: KeyspaceId,
+        name: &str,
+        opts: &Options,
+    ) -> Result<Self, Error> {
+        let merge_operator = opts.merge_operator.clone();
+        engine
+            .set_merge_function(
+                id,
+                merge_operator.as_ref().map(MergeOperator::engine_function),
+            )
+            .rocks()?;
+        Ok(Self {
+            name: name.to_owned(),
+            prefix_extractor: opts.prefix_extractor.clone(),
+            merge_operator,
+        })
+    }
 }
 
 /// The open engine database behind a `DB`. Internal to AlexDB.
@@ -57,6 +84,17 @@ impl Core {
         self.families()
             .get(&cf)
             .and_then(|f| f.prefix_extractor.clone())
+    }
+
+    /// Fails as `DB::merge` does in RocksDB when column family `cf` has no
+    /// merge operator.
+    pub(crate) fn check_merge_operator(&self, cf: u32) -> Result<(), Error> {
+        match self.families().get(&cf) {
+            Some(f) if f.merge_operator.is_none() => Err(Error::not_supported(
+                "Provide a merge_operator when opening DB",
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Fails as RocksDB does when a read-only handle is asked to write.
@@ -199,10 +237,16 @@ fn translate(
             }
             out.delete_range(ks, begin, end);
         }
-        BatchOp::Merge { .. } => {
-            return Err(Error::not_supported(
-                "AlexDB does not implement merge operators yet",
-            ));
+        BatchOp::Merge { key, value, .. } => {
+            if families
+                .get(&cf)
+                .is_some_and(|f| f.merge_operator.is_none())
+            {
+                return Err(Error::invalid_argument(
+                    "Merge requires `ColumnFamilyOptions::merge_operator != nullptr`",
+                ));
+            }
+            out.merge(ks, key, value);
         }
         BatchOp::LogData(_) | BatchOp::Noop => {}
     }

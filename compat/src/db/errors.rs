@@ -42,6 +42,14 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         )),
         EngineError::InvalidArgument(detail) => Error::invalid_argument(detail),
         EngineError::Corruption { .. } => Error::corruption(error),
+        // RocksDB's texts: `Status::Corruption(kMergeOperatorFailed)` and
+        // the iterator's missing-operator status.
+        EngineError::MergeFailed {
+            no_function: false, ..
+        } => Error::corruption("Merge operator failed"),
+        EngineError::MergeFailed {
+            no_function: true, ..
+        } => Error::invalid_argument("merge_operator_ must be set."),
         EngineError::NotADatabase { .. } => Error::invalid_argument(error),
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
         other => Error::io(other),

@@ -420,11 +420,10 @@ fn open_families(
                 )));
             }
         };
-        let info = FamilyInfo {
-            name: cf.name.clone(),
-            prefix_extractor: cf.options.prefix_extractor.clone(),
-        };
-        families.insert(id.0, info);
+        families.insert(
+            id.0,
+            FamilyInfo::register(engine, id, &cf.name, &cf.options)?,
+        );
     }
     Ok(families)
 }

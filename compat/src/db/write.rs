@@ -139,8 +139,15 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.delete_cf_opt(cf, key, writeopts)
     }
 
-    /// Not supported yet: AlexDB has no merge operators. Fails with a
-    /// `Not implemented` error and writes nothing.
+    /// Merges `value` into `key` with the default column family's merge
+    /// operator. Without one, fails as RocksDB does (`Not implemented:
+    /// Provide a merge_operator when opening DB`) and writes nothing.
+    ///
+    /// AlexDB applies the operator's full merge when the operand is written
+    /// (the stored record keeps the operand and the result), so reads cost
+    /// what a put's do. A merge the operator refuses still succeeds; reads
+    /// of the key then fail with `Corruption: Merge operator failed` until
+    /// it is put or deleted, as in RocksDB.
     pub fn merge<K, V>(&self, key: K, value: V) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
@@ -149,18 +156,19 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.merge_opt(key, value, &WriteOptions::default())
     }
 
-    /// Not supported yet; see [`Self::merge`].
+    /// [`Self::merge`] with write options.
     pub fn merge_opt<K, V>(&self, key: K, value: V, writeopts: &WriteOptions) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        self.core().check_merge_operator(0)?;
         let mut batch = WriteBatch::default();
         batch.merge(key, value);
         self.core().write(&batch, writeopts)
     }
 
-    /// Not supported yet; see [`Self::merge`].
+    /// [`Self::merge`] into column family `cf`, with its merge operator.
     pub fn merge_cf<K, V>(&self, cf: &impl AsColumnFamilyRef, key: K, value: V) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
@@ -169,7 +177,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.merge_cf_opt(cf, key, value, &WriteOptions::default())
     }
 
-    /// Not supported yet; see [`Self::merge`].
+    /// [`Self::merge_cf`] with write options.
     pub fn merge_cf_opt<K, V>(
         &self,
         cf: &impl AsColumnFamilyRef,
@@ -181,6 +189,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        self.core().check_merge_operator(cf.cf_id())?;
         let mut batch = WriteBatch::default();
         batch.merge_cf(cf, key, value);
         self.core().write(&batch, writeopts)

@@ -25,6 +25,8 @@ pub enum Cf {
 pub enum Write {
     /// `put` / `put_cf`.
     Put(Cf, Vec<u8>, Vec<u8>),
+    /// `merge` / `merge_cf` (every family merges by concatenation).
+    Merge(Cf, Vec<u8>, Vec<u8>),
     /// `delete` / `delete_cf`.
     Delete(Cf, Vec<u8>),
     /// `delete_range_cf` (`[from, to)`); with [`Cf::Plain`] the batch form
@@ -322,9 +324,10 @@ impl Generator {
 
     fn write(&mut self) -> Write {
         let cf = self.cf();
-        match self.rng.below(20) {
+        match self.rng.below(23) {
             0..=11 => Write::Put(cf, self.key(), self.value()),
             12..=17 => Write::Delete(cf, self.key()),
+            18..=20 => Write::Merge(cf, self.key(), self.value()),
             _ => {
                 // A range whose end comes before its start is an error that
                 // leaves RocksDB refusing writes: only `Op::ReversedRange`

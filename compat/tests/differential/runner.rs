@@ -15,6 +15,23 @@ use super::ops::{
     show_mode, show_move,
 };
 
+/// The merge operator every column family of a run has: concatenation.
+fn concat(_key: &[u8], existing: Option<&[u8]>, operands: &api::MergeOperands) -> Option<Vec<u8>> {
+    let mut out = existing.unwrap_or_default().to_vec();
+    for op in operands {
+        out.extend_from_slice(op);
+    }
+    Some(out)
+}
+
+/// Options every open and `create_cf` of a run uses: with the merge
+/// operator.
+fn family_options() -> api::Options {
+    let mut opts = api::Options::default();
+    opts.set_merge_operator_associative("concat", concat);
+    opts
+}
+
 /// The items of a collected iterator.
 type Item = Result<(Box<[u8]>, Box<[u8]>), api::Error>;
 
@@ -32,7 +49,7 @@ pub fn run(ops: &[Op], dir: &Path, with_cfs: bool) -> Transcript {
         rebase_seq: false,
         out: Transcript::default(),
     };
-    let mut opts = api::Options::default();
+    let mut opts = family_options();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     let first = if with_cfs {
@@ -161,7 +178,7 @@ impl State {
     }
 
     fn opts(&self) -> api::Options {
-        let mut opts = api::Options::default();
+        let mut opts = family_options();
         opts.create_if_missing(true);
         opts
     }
@@ -182,7 +199,7 @@ impl State {
         let result = if by_descriptors {
             let cfs = std::iter::once("default")
                 .chain(names.iter().copied())
-                .map(|n| api::ColumnFamilyDescriptor::new(n, api::Options::default()));
+                .map(|n| api::ColumnFamilyDescriptor::new(n, family_options()));
             Db::open_cf_descriptors(&opts, &self.path, cfs)
         } else if names.is_empty() {
             Db::open(&opts, &self.path)
@@ -348,7 +365,7 @@ impl State {
                 self.out.push(format!("estimate-num-keys: {r}"));
             }
             Op::CreateCf(i) => {
-                let r = db.create_cf(CF_NAMES[*i], &api::Options::default());
+                let r = db.create_cf(CF_NAMES[*i], &family_options());
                 if r.is_ok() {
                     self.families.retain(|f| f != i);
                     self.families.push(*i);
@@ -462,7 +479,7 @@ impl State {
     /// to be made.
     fn track(&mut self, w: &Write) {
         let (cf, key) = match w {
-            Write::Put(cf, key, _) => (*cf, Some(key)),
+            Write::Put(cf, key, _) | Write::Merge(cf, key, _) => (*cf, Some(key)),
             Write::Delete(cf, _) | Write::DeleteRange(cf, _, _) => (*cf, None),
         };
         let index = match cf {
@@ -482,6 +499,7 @@ impl State {
     /// One write outside a batch; returns its result.
     fn write(&mut self, db: &Db, w: &Write) -> String {
         if let Write::Put(Cf::Named(i), ..)
+        | Write::Merge(Cf::Named(i), ..)
         | Write::Delete(Cf::Named(i), _)
         | Write::DeleteRange(Cf::Named(i), ..) = w
             && db.cf_handle(CF_NAMES[*i]).is_none()
@@ -492,6 +510,7 @@ impl State {
         self.range_delete_last = matches!(w, Write::DeleteRange(..));
         let r = match w {
             Write::Put(Cf::Plain, k, v) => db.put(k, v),
+            Write::Merge(Cf::Plain, k, v) => db.merge(k, v),
             Write::Delete(Cf::Plain, k) => db.delete(k),
             Write::DeleteRange(Cf::Plain, from, to) => {
                 let mut batch = api::WriteBatch::default();
@@ -500,6 +519,10 @@ impl State {
             }
             Write::Put(Cf::Named(i), k, v) => match db.cf_handle(CF_NAMES[*i]) {
                 Some(h) => db.put_cf(&h, k, v),
+                None => return "no handle".to_owned(),
+            },
+            Write::Merge(Cf::Named(i), k, v) => match db.cf_handle(CF_NAMES[*i]) {
+                Some(h) => db.merge_cf(&h, k, v),
                 None => return "no handle".to_owned(),
             },
             Write::Delete(Cf::Named(i), k) => match db.cf_handle(CF_NAMES[*i]) {
@@ -526,6 +549,10 @@ impl State {
                     batch.put(k, v);
                     true
                 }
+                Write::Merge(Cf::Plain, k, v) => {
+                    batch.merge(k, v);
+                    true
+                }
                 Write::Delete(Cf::Plain, k) => {
                     batch.delete(k);
                     true
@@ -537,6 +564,10 @@ impl State {
                 Write::Put(Cf::Named(i), k, v) => db
                     .cf_handle(CF_NAMES[*i])
                     .map(|h| batch.put_cf(&h, k, v))
+                    .is_some(),
+                Write::Merge(Cf::Named(i), k, v) => db
+                    .cf_handle(CF_NAMES[*i])
+                    .map(|h| batch.merge_cf(&h, k, v))
                     .is_some(),
                 Write::Delete(Cf::Named(i), k) => db
                     .cf_handle(CF_NAMES[*i])

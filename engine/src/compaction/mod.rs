@@ -53,7 +53,11 @@ pub(crate) struct Compactor {
 
 impl Compactor {
     /// Starts the thread; it holds only a weak reference to the database.
+    /// Its first pass runs at once: recovery has counted the dead bytes of
+    /// every segment, and a process that is killed again and again must
+    /// still get its space back, however short each of its lives.
     pub fn start(shared: &Arc<Shared>) -> Compactor {
+        shared.request_compaction();
         let weak = Arc::downgrade(shared);
         let thread_weak = weak.clone();
         let thread = std::thread::Builder::new()
