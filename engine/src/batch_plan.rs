@@ -1,15 +1,13 @@
 //! Turning a batch's operations into the records to log.
 //!
 //! Each operation consumes one sequence number (as in RocksDB). A range
-//! delete becomes one delete record per key that has a value in the range at
-//! that point of the batch — including keys put by earlier operations of the
-//! same batch — and those records share the operation's sequence number.
-//! A merge is resolved here, over the key's value at that point of the
-//! batch (see [`crate::merge`]).
+//! delete is one record whatever it covers (see [`crate::range_tombstones`]);
+//! its sequence number orders it after the batch's earlier operations and
+//! before its later ones. A merge is resolved here, over the key's value at
+//! that point of the batch (see [`crate::merge`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
-use std::ops::Bound;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crossbeam_epoch as epoch;
@@ -17,7 +15,6 @@ use crossbeam_epoch as epoch;
 use crate::batch::{BatchOp, WriteBatch};
 use crate::error::{Error, Result};
 use crate::format::record::{MergeState, RecordKind};
-use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::{Keyspace, KeyspaceId, KeyspaceTable};
 use crate::location::Location;
 use crate::merge::{self, MergeBase};
@@ -61,9 +58,6 @@ impl<'b> PendingRecord<'b> {
     }
 }
 
-/// Keys the batch itself has set (`true`) or deleted (`false`) so far.
-type Overlay = BTreeMap<(u32, Vec<u8>), bool>;
-
 /// Each key's value after the batch's operations so far, kept only for
 /// batches that merge.
 type Written = HashMap<(u32, Vec<u8>), MergeBase>;
@@ -75,19 +69,14 @@ pub(crate) fn expand<'b>(
     keyspaces: &KeyspaceTable,
     batch: &'b WriteBatch,
 ) -> Result<Vec<PendingRecord<'b>>> {
-    let has_range = batch
-        .ops()
-        .iter()
-        .any(|op| matches!(op, BatchOp::DeleteRange { .. }));
     let has_merge = batch
         .ops()
         .iter()
         .any(|op| matches!(op, BatchOp::Merge { .. }));
-    let mut overlay = Overlay::new();
     let mut written = Written::new();
+    let mut ranges: Vec<(u32, &[u8], &[u8])> = Vec::new();
     let mut out: Vec<PendingRecord<'b>> = Vec::with_capacity(batch.len());
     for (op_index, op) in batch.ops().iter().enumerate() {
-        let first = out.len();
         match op {
             BatchOp::Put {
                 keyspace,
@@ -117,6 +106,7 @@ pub(crate) fn expand<'b>(
                 let ks = lookup(keyspaces, *keyspace)?;
                 let base = match written.get(&(ks.id().0, key.clone())) {
                     Some(base) => base.clone(),
+                    None if covered_in_batch(&ranges, ks.id().0, key) => MergeBase::Absent,
                     None => current_base(shared, &ks, key)?,
                 };
                 let (state, value) =
@@ -134,26 +124,46 @@ pub(crate) fn expand<'b>(
                 end,
             } => {
                 let ks = lookup(keyspaces, *keyspace)?;
-                for key in keys_to_delete(shared, &ks, start, end, &overlay) {
-                    out.push(PendingRecord::new(
-                        ks.clone(),
-                        RecordKind::Delete,
-                        key.into(),
+                // An empty or reversed range deletes nothing: no record (the
+                // operation still consumes its sequence number).
+                if start < end {
+                    if has_merge {
+                        forget_written_in(&mut written, ks.id().0, start, end);
+                        ranges.push((ks.id().0, start, end));
+                    }
+                    let mut r = PendingRecord::new(
+                        ks,
+                        RecordKind::RangeDelete,
+                        start.as_slice().into(),
                         op_index,
-                    ));
+                    );
+                    r.value = Cow::Borrowed(end);
+                    out.push(r);
                 }
+                continue;
             }
         }
-        for r in &out[first..] {
-            if has_range {
-                overlay.insert((r.ks.id().0, r.key.to_vec()), r.kind != RecordKind::Delete);
-            }
-            if has_merge {
-                written.insert((r.ks.id().0, r.key.to_vec()), r.as_merge_base());
-            }
+        if has_merge && let Some(r) = out.last() {
+            written.insert((r.ks.id().0, r.key.to_vec()), r.as_merge_base());
         }
     }
     Ok(out)
+}
+
+/// Whether a range delete earlier in the batch covers `key`.
+fn covered_in_batch(ranges: &[(u32, &[u8], &[u8])], ks: u32, key: &[u8]) -> bool {
+    ranges
+        .iter()
+        .any(|&(id, start, end)| id == ks && start <= key && key < end)
+}
+
+/// Marks the keys the batch wrote in `[start, end)` as deleted.
+fn forget_written_in(written: &mut Written, ks: u32, start: &[u8], end: &[u8]) {
+    for ((id, key), base) in written.iter_mut() {
+        if *id == ks && start <= key.as_slice() && key.as_slice() < end {
+            *base = MergeBase::Absent;
+        }
+    }
 }
 
 /// The newest value of `key` in `ks`, for a merge to build on. Runs under
@@ -172,6 +182,9 @@ fn current_base(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<MergeBase>
         ))
     })?;
     let record = segment.record_at(head.offset(), shared.options.verify_checksums)?;
+    if ks.range_tombstones().hides(key, record.seq, u64::MAX) {
+        return Ok(MergeBase::Absent);
+    }
     Ok(match (record.kind, record.merge_state) {
         (RecordKind::Delete, _) => MergeBase::Absent,
         (_, MergeState::Resolved) => MergeBase::Value(record.value.to_vec()),
@@ -183,70 +196,4 @@ fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {
     keyspaces.get(id).cloned().ok_or_else(|| {
         Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
     })
-}
-
-/// Keys in `[start, end)` with a value at this point of the batch: those
-/// the index holds as live, corrected by what the batch did before.
-fn keys_to_delete(
-    shared: &Shared,
-    ks: &Keyspace,
-    start: &[u8],
-    end: &[u8],
-    overlay: &Overlay,
-) -> Vec<Vec<u8>> {
-    if start >= end {
-        return Vec::new();
-    }
-    let mut keys: BTreeMap<Vec<u8>, bool> = live_keys_in(shared, ks, start, end)
-        .into_iter()
-        .map(|k| (k, true))
-        .collect();
-    let lo = (ks.id().0, start.to_vec());
-    let hi = (ks.id().0, end.to_vec());
-    for ((_, key), live) in overlay.range((Bound::Included(lo), Bound::Excluded(hi))) {
-        keys.insert(key.clone(), *live);
-    }
-    keys.into_iter()
-        .filter(|(_, live)| *live)
-        .map(|(k, _)| k)
-        .collect()
-}
-
-/// Keys in `[start, end)` whose newest version in the index is a put.
-fn live_keys_in(shared: &Shared, ks: &Keyspace, start: &[u8], end: &[u8]) -> Vec<Vec<u8>> {
-    const CHUNK: usize = 256;
-    let mut keys = Vec::new();
-    let table = shared.segments.load();
-    let resolver = TableResolver::new(&table);
-    let mut from = Bound::Included(start.to_vec());
-    loop {
-        let guard = epoch::pin();
-        let mut payloads = Vec::with_capacity(CHUNK);
-        let bound = match &from {
-            Bound::Included(k) => Bound::Included(k.as_slice()),
-            Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-            Bound::Unbounded => Bound::Unbounded,
-        };
-        ks.index.collect(
-            bound,
-            ScanDirection::Forward,
-            CHUNK,
-            &resolver,
-            &guard,
-            &mut payloads,
-        );
-        for &p in &payloads {
-            let key = resolver.key(p);
-            if key >= end {
-                return keys;
-            }
-            if !Location(p).is_tombstone() {
-                keys.push(key.to_vec());
-            }
-        }
-        match payloads.last() {
-            Some(&p) if payloads.len() == CHUNK => from = Bound::Excluded(resolver.key(p).to_vec()),
-            _ => return keys,
-        }
-    }
 }

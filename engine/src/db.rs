@@ -312,6 +312,10 @@ impl Db {
             oldest_snapshot_age: s.snapshots.oldest_age(),
             relocated_versions: s.relocations.load().len() as u64,
             latest_sequence: s.visible(),
+            range_tombstones: keyspaces
+                .iter()
+                .map(|k| k.range_tombstones().len() as u64)
+                .sum(),
         }
     }
 }

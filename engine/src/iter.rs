@@ -258,6 +258,7 @@ impl Cursor {
             if resolver.missed() {
                 continue;
             }
+            let tombstones = self.ks.range_tombstones();
             let mut buffered = Vec::with_capacity(payloads.len());
             let mut retry = false;
             let mut out_of_range = false;
@@ -278,7 +279,10 @@ impl Cursor {
                     shared.options.verify_checksums,
                 )?;
                 match version {
-                    Version::Put(segment, record) if self.range.contains(record.key) => {
+                    Version::Put(segment, record)
+                        if self.range.contains(record.key)
+                            && !tombstones.hides(record.key, record.seq, self.seq()) =>
+                    {
                         buffered.push(Entry::new(segment, record.key, record.value));
                     }
                     Version::Retry => {

@@ -6,11 +6,14 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
+use arc_swap::ArcSwap;
+
 use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
 use crate::merge::SharedMergeFunction;
+use crate::range_tombstones::{RangeTombstone, RangeTombstones};
 
 /// Name of the keyspace every database has, with id 0.
 pub const DEFAULT_KEYSPACE: &str = "default";
@@ -31,6 +34,8 @@ pub struct Keyspace {
     live_keys: AtomicU64,
     /// Resolves merges written to this keyspace; read by the writer only.
     merge_function: RwLock<Option<SharedMergeFunction>>,
+    /// Live range deletes; readers load, writers and compaction publish.
+    range_tombstones: ArcSwap<RangeTombstones>,
 }
 
 impl Keyspace {
@@ -41,7 +46,25 @@ impl Keyspace {
             index,
             live_keys: AtomicU64::new(live_keys),
             merge_function: RwLock::new(None),
+            range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
         }
+    }
+
+    /// The live range tombstones.
+    pub fn range_tombstones(&self) -> arc_swap::Guard<Arc<RangeTombstones>> {
+        self.range_tombstones.load()
+    }
+
+    /// Publishes a list of range tombstones (recovery, and writers and
+    /// compaction under the writer lock).
+    pub(crate) fn set_range_tombstones(&self, list: RangeTombstones) {
+        self.range_tombstones.store(Arc::new(list));
+    }
+
+    /// Adds a range tombstone. Called under the writer lock.
+    pub(crate) fn add_range_tombstone(&self, tombstone: RangeTombstone) {
+        let list = self.range_tombstones.load().with(Arc::new(tombstone));
+        self.set_range_tombstones(list);
     }
 
     /// The merge function merges into this keyspace are resolved with.
@@ -71,7 +94,9 @@ impl Keyspace {
         &self.name
     }
 
-    /// Number of keys that currently have a value.
+    /// Number of keys whose newest version in the index is a value. A key
+    /// a range delete covers counts until compaction applies the range
+    /// delete (as RocksDB's key estimate does).
     pub fn live_keys(&self) -> u64 {
         self.live_keys.load(Ordering::Relaxed)
     }

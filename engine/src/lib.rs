@@ -36,6 +36,7 @@ mod log_writer;
 pub mod merge;
 pub mod mvcc;
 pub mod options;
+pub mod range_tombstones;
 mod read;
 mod recovery;
 pub mod segment;

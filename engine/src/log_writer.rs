@@ -20,6 +20,7 @@ use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody}
 use crate::format::record::{self, RecordFields, RecordKind};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::location::{Location, MAX_SEGMENT_BYTES};
+use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
@@ -92,12 +93,16 @@ pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
     let locations = encode(shared, &mut w, &records)?;
     w.next_seq += batch.len() as u64;
     append_frame(shared, &mut w, records.len(), first_seq)?;
-    apply(shared, &records, &locations);
+    apply(shared, &records, &locations, first_seq);
     let last_seq = w.next_seq - 1;
     if records.last().is_some_and(|r| r.op + 1 < batch.len()) {
         append_sequence_mark(shared, &mut w, last_seq)?;
     }
     shared.visible_seq.store(last_seq, Ordering::Release);
+    if records.iter().any(|r| r.kind == RecordKind::RangeDelete) {
+        // Compaction applies range deletes (see `range_tombstones`).
+        shared.request_compaction();
+    }
     Ok(w.ticket)
 }
 
@@ -190,6 +195,7 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
     for r in records {
         let key: &[u8] = &r.key;
         let prev = match same_batch.get(&(r.ks.id().0, key)) {
+            _ if r.kind == RecordKind::RangeDelete => Location::NONE,
             Some(loc) => *loc,
             None => {
                 r.ks.index
@@ -197,6 +203,7 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
                     .map_or(Location::NONE, Location)
             }
         };
+        w.active.note_key(r.ks.id().0, key);
         let offset = frame_start + frame.len() as u64;
         let loc = Location::new(segment_id, offset, r.kind == RecordKind::Delete);
         // Each batch operation consumes one sequence number; the deletes a
@@ -215,7 +222,7 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
             },
             &mut frame,
         );
-        if records.len() > 1 {
+        if records.len() > 1 && r.kind != RecordKind::RangeDelete {
             same_batch.insert((r.ks.id().0, key), loc);
         }
         locations.push(loc);
@@ -240,9 +247,33 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
     Ok(())
 }
 
-/// Points the indexes at the new records and accounts the versions they
-/// replace as dead bytes.
-fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
+/// Points the indexes at the new records, accounts the versions they
+/// replace as dead bytes, and publishes range deletes. Records are applied
+/// in runs split at range deletes, so each range delete is published after
+/// the batch's earlier writes and before its later ones (their sequence
+/// numbers already order them; the runs keep each index update simple).
+fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location], first_seq: u64) {
+    let mut start = 0;
+    for (i, r) in records.iter().enumerate() {
+        if r.kind == RecordKind::RangeDelete {
+            apply_points(shared, &records[start..i], &locations[start..i]);
+            r.ks.add_range_tombstone(RangeTombstone::new(
+                r.key.to_vec(),
+                r.value.to_vec(),
+                first_seq + r.op as u64,
+                false,
+            ));
+            start = i + 1;
+        }
+    }
+    apply_points(shared, &records[start..], &locations[start..]);
+}
+
+/// [`apply`] for a run of point records.
+fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
+    if records.is_empty() {
+        return;
+    }
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
     let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();

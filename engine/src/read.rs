@@ -128,7 +128,7 @@ pub(crate) fn visible_version<'t>(
         first = false;
         if record.seq <= seq {
             return match (record.kind, record.merge_state) {
-                (RecordKind::Delete, _) => Ok(Version::Absent),
+                (RecordKind::Delete | RecordKind::RangeDelete, _) => Ok(Version::Absent),
                 (_, MergeState::Resolved) => Ok(Version::Put(segment, record)),
                 (_, state) => Err(Error::MergeFailed {
                     key: record.key.to_vec(),
@@ -219,6 +219,9 @@ pub(crate) fn get_pinned(
         let relocations = shared.relocations.load();
         let found =
             match visible_version(&table, &relocations, Location(head), Some(key), seq, verify)? {
+                Version::Put(_, record) if ks.range_tombstones().hides(key, record.seq, seq) => {
+                    return Ok(None);
+                }
                 Version::Put(segment, record) => Some((
                     segment.id(),
                     offset_in(segment, record.value),

@@ -25,6 +25,7 @@ use crate::index::AlexIndex;
 use crate::io::{FileSystem, OpenMode};
 use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::location::Location;
+use crate::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
 use crate::segment::scan::{ScanOutcome, scan_frames, valid_frame_after};
 use crate::segment::{self, Segment, SegmentTable};
@@ -46,6 +47,8 @@ struct Found<'a> {
     seq: u64,
     loc: Location,
     len: u32,
+    /// For a range delete: the first key kept (`key` is the first deleted).
+    range_end: Option<&'a [u8]>,
 }
 
 /// Recovers the database in `dir` described by `manifest`.
@@ -62,6 +65,7 @@ pub(crate) fn recover(
     for s in &segments {
         let mut found = Vec::new();
         scans.push(scan_frames(s.bytes(), |offset, r: RecordView<'_>| {
+            s.note_key(r.keyspace, r.key);
             let loc = Location::new(s.id(), offset, r.kind == RecordKind::Delete);
             found.push((
                 r.keyspace,
@@ -71,6 +75,7 @@ pub(crate) fn recover(
                     seq: r.seq,
                     loc,
                     len: r.encoded_len as u32,
+                    range_end: (r.kind == RecordKind::RangeDelete).then_some(r.value),
                 },
             ));
         }));
@@ -255,6 +260,8 @@ fn repair_tail(s: &Segment, scan: &ScanOutcome) -> Result<()> {
 }
 
 /// Picks each key's newest record and bulk-loads every keyspace's index.
+/// A key whose newest record a range delete covers is left out of the index
+/// (its records are dead); the range deletes are published already applied.
 fn build_keyspaces(
     manifest: &Manifest,
     table: &SegmentTable,
@@ -263,7 +270,20 @@ fn build_keyspaces(
     let resolver = TableResolver::new(table);
     let mut out = Vec::new();
     for (id, name) in &manifest.keyspaces {
-        let mut found = by_ks.remove(id).unwrap_or_default();
+        let (ranges, mut found): (Vec<Found<'_>>, Vec<Found<'_>>) = by_ks
+            .remove(id)
+            .unwrap_or_default()
+            .into_iter()
+            .partition(|f| f.range_end.is_some());
+        let tombstones = RangeTombstones::new(
+            ranges
+                .iter()
+                .map(|f| {
+                    let end = f.range_end.unwrap_or_default().to_vec();
+                    Arc::new(RangeTombstone::new(f.key.to_vec(), end, f.seq, true))
+                })
+                .collect(),
+        );
         found.sort_unstable_by(|a, b| {
             (a.order, a.key)
                 .cmp(&(b.order, b.key))
@@ -280,16 +300,19 @@ fn build_keyspaces(
                 continue;
             }
             prev_key = Some(f.key);
+            if tombstones.hides(f.key, f.seq, u64::MAX) {
+                if let Some(s) = table.get(f.loc.segment()) {
+                    s.add_dead(u64::from(f.len));
+                }
+                continue;
+            }
             payloads.push(f.loc.0);
             live += u64::from(!f.loc.is_tombstone());
         }
         let index = AlexIndex::bulk_load(&payloads, &resolver);
-        out.push(Arc::new(Keyspace::new(
-            KeyspaceId(*id),
-            name.clone(),
-            index,
-            live,
-        )));
+        let keyspace = Keyspace::new(KeyspaceId(*id), name.clone(), index, live);
+        keyspace.set_range_tombstones(tombstones);
+        out.push(Arc::new(keyspace));
     }
     out
 }

@@ -31,6 +31,8 @@ pub struct Stats {
     pub relocated_versions: u64,
     /// The last sequence number made visible.
     pub latest_sequence: u64,
+    /// Range deletes still kept (not yet dropped by compaction).
+    pub range_tombstones: u64,
 }
 
 impl Stats {

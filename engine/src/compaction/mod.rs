@@ -12,6 +12,7 @@
 //! removes; a crash after it leaves replaced segments that recovery removes.
 //! Replaced segments are unlinked only when the last reader lets go of them.
 
+mod apply_ranges;
 mod chain;
 mod plan;
 mod rewrite;
@@ -34,6 +35,7 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     prune_relocations(shared);
+    apply_ranges::apply_range_tombstones(shared);
     let mut runs = 0;
     let mut done = Vec::new();
     while let Some(Plan { inputs }) = plan(shared, dead_ratio, &done) {

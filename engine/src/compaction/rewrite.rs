@@ -32,6 +32,8 @@ pub(super) enum Reason {
     Head,
     /// A snapshot older than this sequence number can see it.
     Snapshot(u64),
+    /// A range tombstone that must stay (see `decide_range_tombstones`).
+    RangeTombstone,
 }
 
 /// A record to copy.
@@ -70,10 +72,13 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
             &mut decisions,
         )?;
     }
+    decide_range_tombstones(shared, &inputs, &set, &mut decisions);
     let Decisions {
         mut copies,
         drops,
         splices,
+        ranges: _,
+        range_drops,
     } = decisions;
     let output = match copies.is_empty() {
         true => None,
@@ -81,6 +86,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
     };
     let output_id = output.as_ref().map(|s| s.id());
     install(shared, output, &inputs, &copies, &drops, splices)?;
+    drop_range_tombstones(shared, &range_drops);
     let before: u64 = inputs.iter().map(|s| s.data_bytes()).sum();
     shared.counters.compactions.fetch_add(1, Ordering::Relaxed);
     let after: u64 = copies.iter().map(|c| c.raw.len() as u64).sum();
@@ -121,13 +127,23 @@ fn decide<'a>(
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
     let mut failure = None;
-    let scan = scan_frames(segment.bytes(), |_, record| {
+    let scan = scan_frames(segment.bytes(), |offset, record| {
         if failure.is_some() {
             return;
         }
         let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
             return;
         };
+        if record.kind == RecordKind::RangeDelete {
+            out.ranges.push(copy_of(
+                ks,
+                segment,
+                Location::new(segment.id(), offset, false),
+                record,
+                Reason::RangeTombstone,
+            ));
+            return;
+        }
         if !decided.insert((record.keyspace, record.key)) {
             return;
         }
@@ -189,6 +205,82 @@ fn decide_key<'a>(
     plan_chain(shared, ks, head, inputs, set, out)
 }
 
+/// Decides the range tombstones of the inputs. One is dropped when it has
+/// been applied to the index (no covered key's entry is older than it), no
+/// segment outside the inputs may hold an older record of a key it covers
+/// (which a later recovery would take for the key's newest version), no
+/// snapshot exists, and no version it covers is being kept for a reader that
+/// registered after the capture; otherwise it is copied.
+fn decide_range_tombstones(
+    shared: &Shared,
+    inputs: &[Arc<Segment>],
+    set: &SnapshotSet,
+    out: &mut Decisions<'_>,
+) {
+    let survivors: Vec<Arc<Segment>> = shared
+        .segments
+        .load()
+        .iter()
+        .filter(|s| !inputs.iter().any(|i| i.id() == s.id()))
+        .cloned()
+        .collect();
+    for range in std::mem::take(&mut out.ranges) {
+        let seq = range.record.seq;
+        let tombstone = range
+            .ks
+            .range_tombstones()
+            .iter()
+            .find(|t| t.seq == seq)
+            .cloned();
+        let covers_a_copy = |t: &crate::range_tombstones::RangeTombstone| {
+            out.copies.iter().any(|c| {
+                c.ks.id() == range.ks.id()
+                    && matches!(c.reason, Reason::Snapshot(_))
+                    && c.record.seq < seq
+                    && t.contains(c.record.key)
+            })
+        };
+        let droppable = tombstone.as_ref().is_some_and(|t| {
+            t.is_applied()
+                && seq <= set.visible
+                && set.seqs.is_empty()
+                && !covers_a_copy(t)
+                && !survivors.iter().any(|s| {
+                    s.min_seq() < seq && s.may_hold_keys(range.ks.id().0, &t.start, &t.end)
+                })
+        });
+        match (droppable, tombstone) {
+            (true, _) => out.range_drops.push((range.ks.clone(), seq)),
+            // Not in the list: a range delete of a dropped keyspace, or one
+            // already dropped; nothing reads it.
+            (false, None) => {}
+            (false, Some(_)) => out.copies.push(range),
+        }
+    }
+}
+
+/// Forgets the dropped range tombstones.
+fn drop_range_tombstones(shared: &Shared, drops: &[(Arc<Keyspace>, u64)]) {
+    if drops.is_empty() {
+        return;
+    }
+    let _writer = shared.lock_writer();
+    let keyspaces: HashSet<KeyspaceId> = drops.iter().map(|(ks, _)| ks.id()).collect();
+    for id in keyspaces {
+        let seqs: Vec<u64> = drops
+            .iter()
+            .filter(|(ks, _)| ks.id() == id)
+            .map(|&(_, seq)| seq)
+            .collect();
+        let ks = &drops
+            .iter()
+            .find(|(ks, _)| ks.id() == id)
+            .expect("listed")
+            .0;
+        ks.set_range_tombstones(ks.range_tombstones().without(&seqs));
+    }
+}
+
 /// The input segment that holds `loc`, if any.
 fn input_holding(inputs: &[Arc<Segment>], loc: Location) -> Option<&Arc<Segment>> {
     inputs.iter().find(|s| s.id() == loc.segment())
@@ -199,6 +291,10 @@ fn input_holding(inputs: &[Arc<Segment>], loc: Location) -> Option<&Arc<Segment>
 pub(super) struct Decisions<'a> {
     pub(super) copies: Vec<Copy<'a>>,
     pub(super) drops: Vec<DroppedTombstone<'a>>,
+    /// Range tombstones met in the inputs, decided after the point keys.
+    pub(super) ranges: Vec<Copy<'a>>,
+    /// Range tombstones dropped: their keyspace and sequence number.
+    pub(super) range_drops: Vec<(Arc<Keyspace>, u64)>,
     /// Chain splices: a dropped version's location → the next version a
     /// snapshot may need (or `NONE`).
     pub(super) splices: Vec<(Location, Relocation)>,
@@ -299,6 +395,7 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
         frame.extend_from_slice(c.raw);
         segment.note_seq(c.record.seq);
+        segment.note_key(c.record.keyspace, c.record.key);
     }
     let count = u32::try_from(copies.len())
         .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
@@ -351,11 +448,24 @@ fn install(
             }
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
             Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
+            Reason::RangeTombstone => {}
         }
     }
     for d in drops {
         if d.ks.index.get(d.key, &resolver, &guard) == Some(d.old.0) {
             d.ks.index.remove(d.key, &resolver);
+        } else {
+            // A write replaced the tombstone after it was decided: the new
+            // version's chain still leads to it, and a reader between the
+            // two must find the key absent, not a missing segment.
+            moved.push((
+                d.old,
+                Relocation {
+                    to: Location::NONE,
+                    needed_below: now_visible + 1,
+                    bytes: 0,
+                },
+            ));
         }
     }
     if !moved.is_empty() {
@@ -470,6 +580,7 @@ mod tests {
             mut copies,
             drops,
             splices,
+            ..
         } = decisions;
         let output = write_output(&shared, &ids, &mut copies, set.visible).unwrap();
         install(&shared, Some(output), &inputs, &copies, &drops, splices).unwrap();

@@ -5,7 +5,8 @@
 //! record header, 40 bytes, 8-aligned:
 //! offset size field
 //!   0     4   CRC-32C of bytes 4..(40 + key length + value length)
-//!   4     1   kind: 1 = put, 2 = delete, 3 = merge
+//!   4     1   kind: 1 = put, 2 = delete, 3 = merge, 4 = range delete
+//!             (key = first key deleted, value = first key kept)
 //!   5     1   merge state (merge only, else 0): 0 = resolved,
 //!             1 = the merge function failed, 2 = no merge function set
 //!   6     2   reserved, zero
@@ -44,6 +45,9 @@ pub enum RecordKind {
     /// A merge operand, stored with the value it resolved to when written
     /// (see [`MergeState`]).
     Merge,
+    /// Deletes `[key, value)`: the key is the first key deleted, the value
+    /// the first key kept.
+    RangeDelete,
 }
 
 impl RecordKind {
@@ -52,6 +56,7 @@ impl RecordKind {
             RecordKind::Put => 1,
             RecordKind::Delete => 2,
             RecordKind::Merge => 3,
+            RecordKind::RangeDelete => 4,
         }
     }
 }
@@ -179,6 +184,7 @@ impl<'a> RecordView<'a> {
             1 => RecordKind::Put,
             2 => RecordKind::Delete,
             3 => RecordKind::Merge,
+            4 => RecordKind::RangeDelete,
             other => return Err(format!("unknown record kind {other}")),
         };
         let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT])?;

@@ -8,18 +8,21 @@
 //! never has to be remapped and the file is never shrunk while mapped. When
 //! full, a log segment is sealed with a seal frame and a new one is started.
 
+pub mod key_span;
 pub mod scan;
 pub mod table;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::format::record::RecordView;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
+
+use self::key_span::KeySpan;
 
 pub use table::SegmentTable;
 
@@ -56,6 +59,8 @@ pub struct Segment {
     dead_bytes: AtomicU64,
     /// Smallest sequence number of any record in the segment.
     min_seq: AtomicU64,
+    /// Smallest and largest key of any record in the segment.
+    key_span: Mutex<KeySpan>,
     /// Set when compaction has replaced this segment: the file is removed
     /// when the last reference to it is dropped.
     obsolete: AtomicBool,
@@ -133,6 +138,7 @@ impl Segment {
             file_len: AtomicU64::new(file_len),
             dead_bytes: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
+            key_span: Mutex::new(KeySpan::default()),
             obsolete: AtomicBool::new(false),
         }
     }
@@ -211,6 +217,22 @@ impl Segment {
 
     pub(crate) fn note_seq(&self, seq: u64) {
         self.min_seq.fetch_min(seq, Ordering::Relaxed);
+    }
+
+    /// Whether a record of `keyspace` with a key in `[start, end)` may be
+    /// in the segment.
+    pub fn may_hold_keys(&self, keyspace: u32, start: &[u8], end: &[u8]) -> bool {
+        self.key_span
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .may_hold(keyspace, start, end)
+    }
+
+    pub(crate) fn note_key(&self, keyspace: u32, key: &[u8]) {
+        self.key_span
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .note(keyspace, key);
     }
 
     /// Bytes of data (records and frames) written after the header.
