@@ -97,14 +97,17 @@ fn a_malformed_batch_is_refused_and_writes_nothing() {
 }
 
 #[test]
-fn merges_are_reported_as_not_implemented() {
+fn merges_without_a_merge_operator_fail_as_in_rocksdb() {
     let (_dir, _path, db) = open_cf();
     let err = db.merge(b"k", b"1").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotSupported);
     let mut batch = WriteBatch::default();
     batch.put(b"a", b"1");
     batch.merge(b"k", b"1");
-    assert_eq!(db.write(batch).unwrap_err().kind(), ErrorKind::NotSupported);
+    assert_eq!(
+        db.write(batch).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
     assert_eq!(
         db.get(b"a").unwrap(),
         None,

@@ -219,7 +219,7 @@ fn report(case: &Case, diff: &Difference) -> String {
         case.seed,
         case.mode,
         if case.with_cfs {
-            "open_cf([\"cf1\", \"cf2\"])"
+            "open_cf_with_opts([\"default\", \"cf1\", \"cf2\"])"
         } else {
             "open"
         }

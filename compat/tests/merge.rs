@@ -7,6 +7,9 @@ use alexdb::{
     WriteBatch,
 };
 
+/// A merge function of these tests.
+type MergeFunction = fn(&[u8], Option<&[u8]>, &MergeOperands) -> Option<Vec<u8>>;
+
 fn concat(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
     let mut out = existing.unwrap_or_default().to_vec();
     for op in operands {
@@ -23,10 +26,7 @@ fn add(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option
     Some(sum.to_le_bytes().to_vec())
 }
 
-fn options_with(
-    name: &str,
-    f: fn(&[u8], Option<&[u8]>, &MergeOperands) -> Option<Vec<u8>>,
-) -> Options {
+fn options_with(name: &str, f: MergeFunction) -> Options {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
@@ -128,7 +128,10 @@ fn merged_values_survive_compaction_and_reopen() {
 fn each_column_family_merges_with_its_own_operator() {
     let dir = tempfile::tempdir().unwrap();
     let opts = options_with("concat", concat);
+    // As in RocksDB, a family left out of the descriptors ("default" here
+    // too) gets `Options::default()`, without a merge operator.
     let cfs = vec![
+        ColumnFamilyDescriptor::new("default", options_with("concat", concat)),
         ColumnFamilyDescriptor::new("sums", options_with("add", add)),
         ColumnFamilyDescriptor::new("plain", Options::default()),
     ];

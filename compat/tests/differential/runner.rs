@@ -32,6 +32,17 @@ fn family_options() -> api::Options {
     opts
 }
 
+/// `(name, options)` for `open_cf_with_opts`: `"default"` and every named
+/// family, each with the merge operator. (Opening a RocksDB database whose log holds merges with a
+/// family that has no operator fails its log replay and loses those writes
+/// for later opens, so no open of a run leaves it out.)
+fn with_merge_operator<'n>(names: &[&'n str]) -> Vec<(&'n str, api::Options)> {
+    std::iter::once("default")
+        .chain(names.iter().copied())
+        .map(|n| (n, family_options()))
+        .collect()
+}
+
 /// The items of a collected iterator.
 type Item = Result<(Box<[u8]>, Box<[u8]>), api::Error>;
 
@@ -53,7 +64,9 @@ pub fn run(ops: &[Op], dir: &Path, with_cfs: bool) -> Transcript {
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     let first = if with_cfs {
-        Db::open_cf(&opts, &path, ["cf1", "cf2"])
+        // Every family gets the merge operator (a merge into a family
+        // without one breaks a RocksDB database for later writes).
+        Db::open_cf_with_opts(&opts, &path, with_merge_operator(&["cf1", "cf2"]))
     } else {
         Db::open(&opts, &path)
     };
@@ -122,7 +135,7 @@ struct State {
     exact: [Option<BTreeSet<Vec<u8>>>; 4],
     /// The sequence number last observed.
     last_seq: Option<u64>,
-    /// The last write (single or batch) held a range delete.
+    /// The last write (single or batch) held a range delete or a merge.
     range_delete_last: bool,
     /// A column family was dropped since the database was opened.
     dropped_since_open: bool,
@@ -134,7 +147,8 @@ struct State {
     ///   differs"); or
     /// - the last write before the reopen held a range delete: RocksDB
     ///   does not count an empty one (`from == to`) when it replays its
-    ///   log, where AlexDB keeps every number a batch consumed.
+    ///   log, where AlexDB keeps every number a batch consumed; or a merge,
+    ///   after which RocksDB was seen to come back one lower.
     rebase_seq: bool,
     out: Transcript,
 }
@@ -188,8 +202,8 @@ impl State {
     }
 
     /// Opens the database with the families that exist: `open` when there
-    /// are none, else `open_cf` (or `open_cf_descriptors`, which also names
-    /// `"default"`).
+    /// are none, else `open_cf_with_opts` (or `open_cf_descriptors`), both
+    /// naming `"default"` too.
     fn reopen(&mut self, by_descriptors: bool) -> Option<Db> {
         self.exact = Default::default();
         self.rebase_seq |= self.range_delete_last || self.dropped_since_open;
@@ -204,7 +218,10 @@ impl State {
         } else if names.is_empty() {
             Db::open(&opts, &self.path)
         } else {
-            Db::open_cf(&opts, &self.path, &names)
+            // Every family, "default" included, keeps its merge operator:
+            // RocksDB resolves stored operands when read and fails without
+            // one, where AlexDB resolved them when written.
+            Db::open_cf_with_opts(&opts, &self.path, with_merge_operator(&names))
         };
         self.opened("reopen", result)
     }
@@ -222,7 +239,7 @@ impl State {
         let result = if choice.is_multiple_of(2) {
             Db::open(&opts, &self.path)
         } else {
-            Db::open_cf(&opts, &self.path, &names)
+            Db::open_cf_with_opts(&opts, &self.path, with_merge_operator(&names))
         };
         drop(self.opened("open missing", result));
     }
@@ -232,7 +249,7 @@ impl State {
     fn open_unknown(&mut self) {
         let mut names = self.family_names();
         names.push("nosuchcf");
-        let result = Db::open_cf(&self.opts(), &self.path, &names);
+        let result = Db::open_cf_with_opts(&self.opts(), &self.path, with_merge_operator(&names));
         drop(self.opened("open unknown", result));
     }
 
@@ -507,7 +524,7 @@ impl State {
             return "no handle".to_owned();
         }
         self.track(w);
-        self.range_delete_last = matches!(w, Write::DeleteRange(..));
+        self.range_delete_last = matches!(w, Write::DeleteRange(..) | Write::Merge(..));
         let r = match w {
             Write::Put(Cf::Plain, k, v) => db.put(k, v),
             Write::Merge(Cf::Plain, k, v) => db.merge(k, v),
@@ -580,7 +597,7 @@ impl State {
             };
             if added {
                 self.track(w);
-                ranges |= matches!(w, Write::DeleteRange(..));
+                ranges |= matches!(w, Write::DeleteRange(..) | Write::Merge(..));
             }
             skipped += usize::from(!added);
         }
