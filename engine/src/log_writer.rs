@@ -181,7 +181,7 @@ pub(crate) fn seal(segment: &Segment, body: &SealBody) -> Result<()> {
 
 /// Encodes the records into the writer's frame buffer (after room for the
 /// frame header) and returns each record's location.
-fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Location>> {
+fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Placed>> {
     let segment_id = w.active.id();
     let frame_start = w.active.written();
     let table = shared.segments.load();
@@ -225,10 +225,28 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
         if records.len() > 1 && r.kind != RecordKind::RangeDelete {
             same_batch.insert((r.ks.id().0, key), loc);
         }
-        locations.push(loc);
+        locations.push(Placed {
+            at: loc,
+            first_version: prev.is_none(),
+        });
     }
     w.frame = frame;
     Ok(locations)
+}
+
+/// Where a record was encoded, and whether its key had no earlier version.
+#[derive(Clone, Copy)]
+struct Placed {
+    at: Location,
+    first_version: bool,
+}
+
+impl Placed {
+    /// A delete of a key that has no version: it hides nothing, so the index
+    /// does not need an entry for it and its bytes are dead at once.
+    fn is_idle_delete(&self, r: &PendingRecord<'_>) -> bool {
+        r.kind == RecordKind::Delete && self.first_version
+    }
 }
 
 /// Fills in the frame header and appends the frame to the active segment.
@@ -252,7 +270,7 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
 /// in runs split at range deletes, so each range delete is published after
 /// the batch's earlier writes and before its later ones (their sequence
 /// numbers already order them; the runs keep each index update simple).
-fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location], first_seq: u64) {
+fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Placed], first_seq: u64) {
     let mut start = 0;
     for (i, r) in records.iter().enumerate() {
         if r.kind == RecordKind::RangeDelete {
@@ -270,27 +288,35 @@ fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location],
 }
 
 /// [`apply`] for a run of point records.
-fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
+fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Placed]) {
     if records.is_empty() {
         return;
     }
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
+    for (r, placed) in records.iter().zip(locations) {
+        if placed.is_idle_delete(r) {
+            account_dead(&table, placed.at);
+        }
+    }
     let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();
     keyspaces.sort_unstable();
     keyspaces.dedup();
     for ks in keyspaces {
         let members: Vec<usize> = (0..records.len())
-            .filter(|&i| records[i].ks.id().0 == ks)
+            .filter(|&i| records[i].ks.id().0 == ks && !locations[i].is_idle_delete(&records[i]))
             .collect();
-        let index = &records[members[0]].ks.index;
+        let Some(&first) = members.first() else {
+            continue;
+        };
+        let index = &records[first].ks.index;
         // Many writes to one keyspace: one copy-on-write per touched index node.
         let olds: Vec<Option<u64>> = match members.as_slice() {
-            [one] => vec![index.upsert(&records[*one].key, locations[*one].0, &resolver)],
+            [one] => vec![index.upsert(&records[*one].key, locations[*one].at.0, &resolver)],
             _ => {
                 let entries: Vec<(&[u8], u64)> = members
                     .iter()
-                    .map(|&i| (&*records[i].key, locations[i].0))
+                    .map(|&i| (&*records[i].key, locations[i].at.0))
                     .collect();
                 index.upsert_batch(&entries, &resolver)
             }

@@ -260,8 +260,9 @@ fn repair_tail(s: &Segment, scan: &ScanOutcome) -> Result<()> {
 }
 
 /// Picks each key's newest record and bulk-loads every keyspace's index.
-/// A key whose newest record a range delete covers is left out of the index
-/// (its records are dead); the range deletes are published already applied.
+/// A key whose newest record a range delete covers, or whose only record is
+/// a delete, is left out of the index (its records are dead); the range
+/// deletes are published already applied.
 fn build_keyspaces(
     manifest: &Manifest,
     table: &SegmentTable,
@@ -292,7 +293,7 @@ fn build_keyspaces(
         let mut payloads = Vec::with_capacity(found.len());
         let mut live = 0u64;
         let mut prev_key: Option<&[u8]> = None;
-        for f in &found {
+        for (i, f) in found.iter().enumerate() {
             if prev_key == Some(f.key) {
                 if let Some(s) = table.get(f.loc.segment()) {
                     s.add_dead(u64::from(f.len));
@@ -300,7 +301,9 @@ fn build_keyspaces(
                 continue;
             }
             prev_key = Some(f.key);
-            if tombstones.hides(f.key, f.seq, u64::MAX) {
+            // A delete with no older record of its key hides nothing.
+            let alone = found.get(i + 1).is_none_or(|next| next.key != f.key);
+            if (f.loc.is_tombstone() && alone) || tombstones.hides(f.key, f.seq, u64::MAX) {
                 if let Some(s) = table.get(f.loc.segment()) {
                     s.add_dead(u64::from(f.len));
                 }

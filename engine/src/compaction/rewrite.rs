@@ -58,7 +58,7 @@ pub(super) struct DroppedTombstone<'a> {
 pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Option<u32>> {
     let set = shared.snapshots.capture(&shared.visible_seq);
     let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
-    let floor = surviving_min_seq(shared, &input_ids);
+    let survivors = Survivors::of(shared, &input_ids);
     let mut decisions = Decisions::default();
     let mut decided = HashSet::new();
     for segment in &inputs {
@@ -67,12 +67,12 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
             segment,
             &inputs,
             &set,
-            floor,
+            &survivors,
             &mut decided,
             &mut decisions,
         )?;
     }
-    decide_range_tombstones(shared, &inputs, &set, &mut decisions);
+    decide_range_tombstones(&survivors, &set, &mut decisions);
     let Decisions {
         mut copies,
         drops,
@@ -97,16 +97,48 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
     Ok(output_id)
 }
 
-/// Smallest sequence number in any segment that survives this compaction.
-fn surviving_min_seq(shared: &Shared, inputs: &[u32]) -> u64 {
-    shared
-        .segments
-        .load()
-        .iter()
-        .filter(|s| !inputs.contains(&s.id()))
-        .map(|s| s.min_seq())
-        .min()
-        .unwrap_or(u64::MAX)
+/// The segments that survive a compaction: what may still hold older
+/// versions of the keys it decides.
+pub(super) struct Survivors {
+    segments: Vec<Arc<Segment>>,
+    /// The active log segment (still growing, so it has no key filter).
+    active: u32,
+}
+
+impl Survivors {
+    /// Every live segment but `inputs`.
+    pub(super) fn of(shared: &Shared, inputs: &[u32]) -> Self {
+        Survivors {
+            segments: shared
+                .segments
+                .load()
+                .iter()
+                .filter(|s| !inputs.contains(&s.id()))
+                .cloned()
+                .collect(),
+            active: shared.lock_writer().active.id(),
+        }
+    }
+
+    /// Whether a record of `keyspace` older than `seq` with a key in
+    /// `[start, end)` may be in a surviving segment.
+    fn may_hold_older(&self, keyspace: u32, start: &[u8], end: &[u8], seq: u64) -> bool {
+        self.segments
+            .iter()
+            .any(|s| s.min_seq() < seq && s.may_hold_keys(keyspace, start, end))
+    }
+
+    /// Whether an older record of `key` may be in a surviving segment.
+    fn may_hold_older_key(&self, keyspace: u32, key: &[u8], seq: u64) -> bool {
+        let end = [key, &[0]].concat();
+        self.segments.iter().any(|s| {
+            s.min_seq() < seq
+                && match s.id() == self.active {
+                    true => s.may_hold_keys(keyspace, key, &end),
+                    false => s.sealed_may_hold_key(keyspace, key),
+                }
+        })
+    }
 }
 
 /// Sorts every record of `segment` into copies, drops, or nothing (dead),
@@ -121,7 +153,7 @@ fn decide<'a>(
     segment: &'a Arc<Segment>,
     inputs: &'a [Arc<Segment>],
     set: &SnapshotSet,
-    floor: u64,
+    survivors: &Survivors,
     decided: &mut HashSet<(u32, &'a [u8])>,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
@@ -147,7 +179,7 @@ fn decide<'a>(
         if !decided.insert((record.keyspace, record.key)) {
             return;
         }
-        if let Err(e) = decide_key(shared, ks, record.key, inputs, set, floor, out) {
+        if let Err(e) = decide_key(shared, ks, record.key, inputs, set, survivors, out) {
             failure = Some(e);
         }
     });
@@ -169,7 +201,7 @@ fn decide_key<'a>(
     key: &'a [u8],
     inputs: &'a [Arc<Segment>],
     set: &SnapshotSet,
-    floor: u64,
+    survivors: &Survivors,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let Some(head) = head_of(shared, ks, key) else {
@@ -179,7 +211,7 @@ fn decide_key<'a>(
         Some(segment) => {
             let record = segment.record_at(head.offset(), false)?;
             let droppable = record.kind == RecordKind::Delete
-                && record.seq < floor
+                && !survivors.may_hold_older_key(ks.id().0, key, record.seq)
                 && record.seq <= set.visible
                 && !set.any_below(record.seq);
             if droppable {
@@ -211,19 +243,7 @@ fn decide_key<'a>(
 /// (which a later recovery would take for the key's newest version), no
 /// snapshot exists, and no version it covers is being kept for a reader that
 /// registered after the capture; otherwise it is copied.
-fn decide_range_tombstones(
-    shared: &Shared,
-    inputs: &[Arc<Segment>],
-    set: &SnapshotSet,
-    out: &mut Decisions<'_>,
-) {
-    let survivors: Vec<Arc<Segment>> = shared
-        .segments
-        .load()
-        .iter()
-        .filter(|s| !inputs.iter().any(|i| i.id() == s.id()))
-        .cloned()
-        .collect();
+fn decide_range_tombstones(survivors: &Survivors, set: &SnapshotSet, out: &mut Decisions<'_>) {
     for range in std::mem::take(&mut out.ranges) {
         let seq = range.record.seq;
         let tombstone = range
@@ -245,9 +265,7 @@ fn decide_range_tombstones(
                 && seq <= set.visible
                 && set.seqs.is_empty()
                 && !covers_a_copy(t)
-                && !survivors.iter().any(|s| {
-                    s.min_seq() < seq && s.may_hold_keys(range.ks.id().0, &t.start, &t.end)
-                })
+                && !survivors.may_hold_older(range.ks.id().0, &t.start, &t.end, seq)
         });
         match (droppable, tombstone) {
             (true, _) => out.range_drops.push((range.ks.clone(), seq)),
@@ -551,7 +569,7 @@ mod tests {
         let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
         assert_eq!(ids.len(), 2);
         let set = shared.snapshots.capture(&shared.visible_seq);
-        let floor = surviving_min_seq(&shared, &ids);
+        let survivors = Survivors::of(&shared, &ids);
         let mut decisions = Decisions::default();
         let mut decided = HashSet::new();
         let (older, head) = (&inputs[0], &inputs[1]);
@@ -560,7 +578,7 @@ mod tests {
             older,
             &inputs,
             &set,
-            floor,
+            &survivors,
             &mut decided,
             &mut decisions,
         )
@@ -571,7 +589,7 @@ mod tests {
             head,
             &inputs,
             &set,
-            floor,
+            &survivors,
             &mut decided,
             &mut decisions,
         )

@@ -8,6 +8,7 @@
 //! never has to be remapped and the file is never shrunk while mapped. When
 //! full, a log segment is sealed with a seal frame and a new one is started.
 
+pub mod key_filter;
 pub mod key_span;
 pub mod scan;
 pub mod table;
@@ -15,13 +16,14 @@ pub mod table;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::format::record::RecordView;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
 
+use self::key_filter::KeyFilter;
 use self::key_span::KeySpan;
 
 pub use table::SegmentTable;
@@ -61,6 +63,8 @@ pub struct Segment {
     min_seq: AtomicU64,
     /// Smallest and largest key of any record in the segment.
     key_span: Mutex<KeySpan>,
+    /// The segment's keys, built on first use once it is sealed.
+    key_filter: OnceLock<KeyFilter>,
     /// Set when compaction has replaced this segment: the file is removed
     /// when the last reference to it is dropped.
     obsolete: AtomicBool,
@@ -139,6 +143,7 @@ impl Segment {
             dead_bytes: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
             key_span: Mutex::new(KeySpan::default()),
+            key_filter: OnceLock::new(),
             obsolete: AtomicBool::new(false),
         }
     }
@@ -226,6 +231,24 @@ impl Segment {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .may_hold(keyspace, start, end)
+    }
+
+    /// Whether the segment, which must be sealed (it no longer changes),
+    /// may hold a record of `key` in `keyspace`. The first call walks the
+    /// segment to build its key filter.
+    pub fn sealed_may_hold_key(&self, keyspace: u32, key: &[u8]) -> bool {
+        if !self.may_hold_keys(keyspace, key, &[key, &[0]].concat()) {
+            return false;
+        }
+        self.key_filter
+            .get_or_init(|| {
+                let mut keys = Vec::new();
+                scan::scan_frames(&self.bytes()[..self.written() as usize], |_, r| {
+                    keys.push((r.keyspace, r.key));
+                });
+                KeyFilter::build(keys.len(), keys.into_iter())
+            })
+            .may_contain(keyspace, key)
     }
 
     pub(crate) fn note_key(&self, keyspace: u32, key: &[u8]) {
