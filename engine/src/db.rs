@@ -17,6 +17,7 @@ use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{
     self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
 };
+use crate::location::Location;
 use crate::log_writer::{self, Writer};
 use crate::merge::{MergeFunction, SharedMergeFunction};
 use crate::mvcc::{Relocations, SnapshotRegistry};
@@ -457,8 +458,9 @@ fn account_dropped(shared: &Shared, ks: &Keyspace) {
             &guard,
             &mut payloads,
         );
-        for &p in &payloads {
-            log_writer::account_dead(&table, crate::location::Location(p));
+        // Deletes were counted dead when they were written.
+        for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
+            log_writer::account_dead(&table, Location(p));
         }
         if payloads.len() < 1024 {
             return;

@@ -294,8 +294,13 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Pla
     }
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
+    // A delete's own bytes are counted dead when it is written: it is
+    // dropped as soon as nothing older survives, so segments that hold
+    // mostly deletes are the ones compaction should pick. (A delete it must
+    // keep is copied and no longer counted; the estimate errs towards
+    // compacting.)
     for (r, placed) in records.iter().zip(locations) {
-        if placed.is_idle_delete(r) {
+        if r.kind == RecordKind::Delete {
             account_dead(&table, placed.at);
         }
     }
@@ -328,7 +333,8 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Pla
                 old.is_some_and(|o| !o.is_tombstone()),
                 r.kind != RecordKind::Delete,
             );
-            if let Some(old) = old {
+            // A replaced delete was counted dead when it was written.
+            if let Some(old) = old.filter(|o| !o.is_tombstone()) {
                 account_dead(&table, old);
             }
         }

@@ -309,6 +309,12 @@ fn build_keyspaces(
                 }
                 continue;
             }
+            if f.loc.is_tombstone() {
+                // Counted dead as when it was written (see `log_writer`).
+                if let Some(s) = table.get(f.loc.segment()) {
+                    s.add_dead(u64::from(f.len));
+                }
+            }
             payloads.push(f.loc.0);
             live += u64::from(!f.loc.is_tombstone());
         }

@@ -89,3 +89,36 @@ fn deletes_give_space_back_once_a_snapshot_is_released() {
 fn deletes_of_keys_scattered_over_the_key_space_give_space_back() {
     churn(false, true);
 }
+
+/// With background compaction alone (no explicit `compact`), segments that
+/// hold mostly deletes are picked (a delete's own bytes count as dead), so
+/// the space and the index entries come back by themselves.
+#[test]
+fn background_compaction_picks_segments_of_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        segment_bytes: 256 << 10,
+        ..Options::default()
+    };
+    let db = Db::open(dir.path(), options).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    write(&db, ks, 0..20_000, false);
+    write(&db, ks, 20_000..120_000, false);
+    write(&db, ks, 20_000..120_000, true);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let stats = db.stats();
+        let disk = common::disk_bytes(dir.path());
+        // The active segment (at most 256 KiB of deletes) is not compacted.
+        if stats.index_entries <= 30_000
+            && disk as f64 <= 1.5 * stats.live_bytes() as f64 + (1 << 20) as f64
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "background compaction left {stats:?}, disk {disk}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -97,7 +97,10 @@ fn apply_chunk(
         let key = record.key.to_vec();
         if record.seq < t.seq {
             ks.index.remove(&key, &resolver);
-            account_dead(&table, loc);
+            if !loc.is_tombstone() {
+                // A delete was counted dead when it was written.
+                account_dead(&table, loc);
+            }
             ks.adjust_live_keys(!loc.is_tombstone(), false);
         }
         last = Some(key);

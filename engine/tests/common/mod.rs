@@ -36,6 +36,8 @@ pub fn disk_bytes(dir: &Path) -> u64 {
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().ends_with(".seg"))
-        .map(|e| e.metadata().unwrap().blocks() * 512)
+        // A file compaction removes between the listing and here is gone.
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.blocks() * 512)
         .sum()
 }
