@@ -27,6 +27,7 @@ use crate::segment::{Segment, SegmentTable};
 use crate::shared::{Counters, Shared};
 use crate::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
 use crate::stats::Stats;
+use crate::write_conflicts::{self, WatchedKey};
 
 /// Name of the lock file inside the database directory.
 pub const LOCK_FILE: &str = "LOCK";
@@ -179,6 +180,36 @@ impl Db {
             log_writer::sync_up_to(&self.shared, ticket)?;
         }
         Ok(())
+    }
+
+    /// Applies `batch` atomically, as [`Self::write`] does, unless one of
+    /// the `watched` keys has a version newer than its `since_seq`: then it
+    /// writes nothing and fails with [`Error::Conflict`]. The check and the
+    /// write happen under the writer lock, so no other write can come
+    /// between them (optimistic transactions commit through this).
+    ///
+    /// Keep a snapshot at or below every `since_seq` registered while you
+    /// rely on this, so that compaction cannot forget a newer delete.
+    pub fn write_unless_changed(
+        &self,
+        batch: &WriteBatch,
+        opts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+    ) -> Result<()> {
+        let ticket = log_writer::write_unless_changed(&self.shared, batch, watched)?;
+        if opts.sync {
+            log_writer::sync_up_to(&self.shared, ticket)?;
+        }
+        Ok(())
+    }
+
+    /// Fails with [`Error::Conflict`] if one of the `watched` keys has a
+    /// version newer than its `since_seq`. Unlike
+    /// [`Self::write_unless_changed`] this takes no lock: a write may land
+    /// right after the check unless the caller excludes writers of these
+    /// keys (as a key lock does).
+    pub fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<()> {
+        write_conflicts::check(&self.shared, watched)
     }
 
     /// Flushes every acknowledged write to stable storage.

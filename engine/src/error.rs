@@ -42,6 +42,25 @@ pub enum Error {
     /// database is reopened, because a failed fsync cannot be retried safely.
     #[error("the database refuses writes after an earlier I/O failure: {0}; reopen it to recover")]
     Poisoned(String),
+    /// A key watched by [`crate::Db::write_unless_changed`] or
+    /// [`crate::Db::check_unchanged`] was written after the sequence number
+    /// the caller read it at; nothing was written.
+    #[error(
+        "key {key:?} of keyspace {keyspace} was written at sequence {newest_seq}, after sequence {since_seq}"
+    )]
+    Conflict {
+        /// The keyspace of the key.
+        keyspace: u32,
+        /// The key.
+        key: Vec<u8>,
+        /// The sequence number the caller read the key at.
+        since_seq: u64,
+        /// The sequence number of the key's newest version.
+        newest_seq: u64,
+    },
+    /// A key lock was not granted (see [`crate::key_locks`]).
+    #[error("{0}")]
+    Lock(#[from] crate::key_locks::LockError),
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -23,6 +23,7 @@ use crate::location::{Location, MAX_SEGMENT_BYTES};
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
+use crate::write_conflicts::{self, WatchedKey};
 
 /// Room kept free at the end of a log segment for its seal frame.
 const SEAL_RESERVE: u64 = 64;
@@ -66,9 +67,21 @@ impl Writer {
 
 /// Writes `batch` atomically; returns the ticket to sync up to.
 pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
+    write_unless_changed(shared, batch, &[])
+}
+
+/// Writes `batch` atomically unless a `watched` key was written after its
+/// `since_seq` (checked under the writer lock, so no write slips between
+/// the check and this one); returns the ticket to sync up to.
+pub(crate) fn write_unless_changed(
+    shared: &Shared,
+    batch: &WriteBatch,
+    watched: &[WatchedKey<'_>],
+) -> Result<u64> {
     batch.validate()?;
     let mut w = shared.lock_writer();
     shared.check_poison()?;
+    write_conflicts::check(shared, watched)?;
     let keyspaces = shared.keyspaces.load();
     let records = batch_plan::expand(shared, &keyspaces, batch)?;
     if records.is_empty() {
