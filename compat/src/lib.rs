@@ -45,6 +45,7 @@ mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
 mod snapshot;
+mod transactions;
 mod write_batch;
 
 pub use crate::column_family::{
@@ -76,6 +77,10 @@ pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::transactions::{
+    OptimisticTransactionDB, OptimisticTransactionOptions, Transaction, TransactionDB,
+    TransactionDBOptions, TransactionOptions,
+};
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use alexdb_engine::Error as EngineError;
+use alexdb_engine::key_locks::LockError;
 
 use crate::Error;
 
@@ -44,7 +45,22 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         EngineError::Corruption { .. } => Error::corruption(error),
         EngineError::NotADatabase { .. } => Error::invalid_argument(error),
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
+        // RocksDB's write conflict is a bare `Status::Busy()`.
+        EngineError::Conflict { .. } => Error::busy(""),
+        EngineError::Lock(lock) => from_lock_error(lock),
         other => Error::io(other),
+    }
+}
+
+/// RocksDB's status for a key lock that was not granted.
+pub(crate) fn from_lock_error(error: &LockError) -> Error {
+    match error {
+        LockError::TimedOut => Error::timed_out("Timeout waiting to lock key"),
+        LockError::Deadlock => Error::busy("Deadlock"),
+        LockError::LimitReached(_) => {
+            Error::busy("Failed to acquire lock due to max_num_locks limit")
+        }
+        other => Error::busy(other),
     }
 }
 

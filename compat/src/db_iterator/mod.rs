@@ -10,9 +10,11 @@
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 
-use alexdb_engine::Cursor;
+mod overlay;
 
-use crate::db::errors::from_engine_ref;
+use overlay::OverlayCursor;
+pub(crate) use overlay::merge_unsupported;
+
 use crate::db::{DB, DBAccess};
 use crate::slice_transform::SliceTransform;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
@@ -29,7 +31,7 @@ pub type DBRawIterator<'a> = DBRawIteratorWithThreadMode<'a, DB>;
 /// when the column family has a prefix extractor. `next` and `prev` do
 /// nothing when the iterator is not valid.
 pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
-    cursor: Result<Cursor, Error>,
+    cursor: Result<OverlayCursor, Error>,
     /// The prefix extractor, when iteration must stay within one prefix.
     prefix_extractor: Option<SliceTransform>,
     /// The prefix the iterator must stay within, set by the last seek.
@@ -51,8 +53,15 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         } else {
             None
         };
+        let pending = db.pending_writes_internal(
+            cf,
+            readopts.iterate_lower_bound.as_deref(),
+            readopts.iterate_upper_bound.as_deref(),
+        );
         Self {
-            cursor: core.cursor(cf, &readopts),
+            cursor: core
+                .cursor(cf, &readopts)
+                .map(|cursor| OverlayCursor::new(cursor, pending)),
             prefix_extractor,
             prefix: None,
             left_prefix: false,
@@ -63,13 +72,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// Whether the iterator is on an entry. It is not after a move past
     /// either end of its range, or after an error (see [`Self::status`]).
     pub fn valid(&self) -> bool {
-        !self.left_prefix && self.cursor.as_ref().is_ok_and(Cursor::valid)
+        !self.left_prefix && self.cursor.as_ref().is_ok_and(OverlayCursor::valid)
     }
 
     /// The error that invalidated the iterator, if any. A seek clears it.
     pub fn status(&self) -> Result<(), Error> {
         match &self.cursor {
-            Ok(cursor) => cursor.status().map_err(from_engine_ref),
+            Ok(cursor) => cursor.status(),
             Err(e) => Err(e.clone()),
         }
     }
@@ -145,8 +154,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if self.left_prefix {
             return None;
         }
-        let entry = self.cursor.as_ref().ok()?.entry()?;
-        Some((entry.key(), entry.value()))
+        self.cursor.as_ref().ok()?.item()
     }
 
     /// Sets the prefix to stay within after a seek: the seek key's prefix,
@@ -158,8 +166,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         };
         let target = match target {
             Some(target) => target,
-            None => match self.cursor.as_ref().ok().and_then(Cursor::entry) {
-                Some(entry) => entry.key(),
+            None => match self.cursor.as_ref().ok().and_then(OverlayCursor::item) {
+                Some((key, _)) => key,
                 None => return,
             },
         };
@@ -172,8 +180,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         let (Some(extractor), Some(prefix)) = (&self.prefix_extractor, &self.prefix) else {
             return;
         };
-        if let Some(entry) = self.cursor.as_ref().ok().and_then(Cursor::entry) {
-            self.left_prefix = extractor.prefix(entry.key()) != Some(prefix.as_slice());
+        if let Some((key, _)) = self.cursor.as_ref().ok().and_then(OverlayCursor::item) {
+            self.left_prefix = extractor.prefix(key) != Some(prefix.as_slice());
         }
     }
 }
