@@ -20,6 +20,7 @@ use crate::keyspace::{
 use crate::log_writer::{self, Writer};
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::{Options, WriteOptions};
+use crate::prepared;
 use crate::read::{self, PinnedValue, ValueRef};
 use crate::recovery::{self, Recovered};
 use crate::segment::scan::scan_frames;
@@ -210,6 +211,23 @@ impl Db {
     /// keys (as a key lock does).
     pub fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<()> {
         write_conflicts::check(&self.shared, watched)
+    }
+
+    /// Saves `payload` as the prepared record `name` (replacing one of that
+    /// name), durably, beside the log. Records survive close and crash
+    /// until [`Self::remove_prepared`]; [`Self::prepared`] lists them.
+    pub fn save_prepared(&self, name: &[u8], payload: &[u8]) -> Result<()> {
+        prepared::save(&self.shared.fs, &self.shared.dir, name, payload)
+    }
+
+    /// Removes the prepared record `name` (not an error if there is none).
+    pub fn remove_prepared(&self, name: &[u8]) -> Result<()> {
+        prepared::remove(&self.shared.fs, &self.shared.dir, name)
+    }
+
+    /// Every prepared record still saved, as `(name, payload)`, by name.
+    pub fn prepared(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        prepared::load_all(&self.shared.fs, &self.shared.dir)
     }
 
     /// Flushes every acknowledged write to stable storage.

@@ -333,6 +333,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let name = name.to_string_lossy();
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
+                || name.starts_with(alexdb_engine::PREPARED_PREFIX)
                 || alexdb_engine::segment::parse_file_name(&name).is_some();
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {

@@ -56,7 +56,7 @@ impl PlainWriteLocks {
 }
 
 /// The key a batch record writes, if it writes exactly one.
-fn written_key<'a>(op: &BatchOp<'a>) -> Option<(KeyspaceId, &'a [u8])> {
+pub(crate) fn written_key<'a>(op: &BatchOp<'a>) -> Option<(KeyspaceId, &'a [u8])> {
     match *op {
         BatchOp::Put { cf, key, .. }
         | BatchOp::Delete { cf, key }

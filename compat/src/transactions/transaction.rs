@@ -12,6 +12,7 @@ use alexdb_engine::key_locks::LockMode;
 use super::concurrency::{Concurrency, TxnSnapshots};
 use super::write_set::{Write, WriteSet};
 use crate::db::core::Core;
+use crate::db::errors::IntoRocks;
 use crate::write_batch::{BatchOp, decode_all};
 use crate::{
     AsColumnFamilyRef, Error, SnapshotWithThreadMode, WriteBatchWithTransaction, WriteOptions,
@@ -35,7 +36,8 @@ const MAX_NAME_BYTES: usize = 512;
 /// key is locked when first touched, and a lock that cannot be had in time
 /// fails the operation with `Operation timed out`.
 ///
-/// Dropping a transaction without committing it rolls it back.
+/// Dropping a transaction without committing it rolls it back, except a
+/// prepared one: it stays prepared and is recovered at the next open.
 pub struct Transaction<'db, DB> {
     pub(crate) core: &'db Core,
     concurrency: Concurrency<'db>,
@@ -50,6 +52,8 @@ pub(crate) struct TxnState {
     pub(crate) writes: WriteSet,
     pub(crate) snapshots: TxnSnapshots,
     name: Option<Vec<u8>>,
+    /// `prepare` saved the write set as a prepared record.
+    prepared: bool,
 }
 
 impl<'db, DB> Transaction<'db, DB> {
@@ -72,9 +76,39 @@ impl<'db, DB> Transaction<'db, DB> {
                 writes: WriteSet::new(max_batch_bytes),
                 snapshots,
                 name: None,
+                prepared: false,
             }),
             db: PhantomData,
         }
+    }
+
+    /// A prepared transaction recovered at open: `batch` is its write set,
+    /// whose keys `concurrency`'s owner already holds locked.
+    pub(crate) fn recovered(
+        core: &'db Core,
+        concurrency: Concurrency<'db>,
+        name: Vec<u8>,
+        batch: &WriteBatchWithTransaction<true>,
+    ) -> Result<Self, Error> {
+        let txn = Self::new(core, concurrency, &WriteOptions::default(), false, 0);
+        {
+            let mut state = txn.state();
+            for op in decode_all(batch.data())? {
+                let (cf, key, write) = match op {
+                    BatchOp::Put { cf, key, value } => (cf, key, Write::Put(value)),
+                    BatchOp::Delete { cf, key } | BatchOp::SingleDelete { cf, key } => {
+                        (cf, key, Write::Delete)
+                    }
+                    BatchOp::Merge { cf, key, value } => (cf, key, Write::Merge(value)),
+                    BatchOp::DeleteRange { .. } | BatchOp::LogData(_) | BatchOp::Noop => continue,
+                };
+                state.writes.track(cf, key, 0);
+                state.writes.write(cf, key, write)?;
+            }
+            state.name = Some(name);
+            state.prepared = true;
+        }
+        Ok(txn)
     }
 
     pub(crate) fn state(&self) -> MutexGuard<'_, TxnState> {
@@ -91,12 +125,27 @@ impl<'db, DB> Transaction<'db, DB> {
     /// Locks are released either way.
     pub fn commit(self) -> Result<(), Error> {
         let mut state = self.state();
-        let result = self
+        let mut result = self
             .concurrency
             .commit(self.core, &state.writes, &self.write_options);
+        if result.is_ok() {
+            result = self.forget_prepared(&mut state);
+        }
         let tracked = state.writes.clear();
         self.concurrency.release(&tracked);
         result
+    }
+
+    /// Removes the prepared record of a prepared transaction, once it has
+    /// committed or rolled back. A crash between a commit and this removal
+    /// recovers the transaction as prepared again; committing it again
+    /// rewrites the same values.
+    fn forget_prepared(&self, state: &mut TxnState) -> Result<(), Error> {
+        if !std::mem::take(&mut state.prepared) {
+            return Ok(());
+        }
+        let name = state.name.as_deref().unwrap_or_default();
+        self.core.engine.remove_prepared(name).rocks()
     }
 
     /// Names the transaction (needed before [`Self::prepare`]). Fails with
@@ -127,24 +176,30 @@ impl<'db, DB> Transaction<'db, DB> {
         self.state().name.clone()
     }
 
-    /// The first phase of a two-phase commit: checks that the transaction
-    /// can commit. A pessimistic transaction must be named (else `Invalid
-    /// argument`); it already holds every lock its commit needs. An
-    /// optimistic one fails with `Invalid argument`, as in RocksDB.
-    ///
-    /// Deviation: the prepared state is not logged, so a prepared
-    /// transaction that is neither committed nor rolled back before a crash
-    /// or close is lost, where RocksDB would recover it.
+    /// The first phase of a two-phase commit: saves the transaction's
+    /// writes durably as prepared, holding its locks. A prepared
+    /// transaction that is neither committed nor rolled back (dropped, or
+    /// cut short by a crash) is recovered as prepared when the database is
+    /// opened again: see `TransactionDB::prepared_transactions`. The
+    /// transaction must be named (else `Invalid argument`); an optimistic
+    /// one fails with `Invalid argument`, as in RocksDB.
     pub fn prepare(&self) -> Result<(), Error> {
-        match &self.concurrency {
-            Concurrency::Optimistic => Err(Error::invalid_argument(
+        if let Concurrency::Optimistic = &self.concurrency {
+            return Err(Error::invalid_argument(
                 "Two phase commit not supported for optimistic transactions.",
-            )),
-            Concurrency::Pessimistic(_) if self.state().name.is_none() => Err(
-                Error::invalid_argument("Cannot prepare a transaction that has not been named."),
-            ),
-            Concurrency::Pessimistic(_) => Ok(()),
+            ));
         }
+        let mut state = self.state();
+        let Some(name) = state.name.clone() else {
+            return Err(Error::invalid_argument(
+                "Cannot prepare a transaction that has not been named.",
+            ));
+        };
+        self.core.check_writable()?;
+        let batch = state.writes.batch().data().to_vec();
+        self.core.engine.save_prepared(&name, &batch).rocks()?;
+        state.prepared = true;
+        Ok(())
     }
 
     /// The transaction's snapshot (set with `set_snapshot` in its options);
@@ -157,9 +212,12 @@ impl<'db, DB> Transaction<'db, DB> {
     /// Discards every write, savepoint and lock of the transaction. It
     /// stays usable.
     pub fn rollback(&self) -> Result<(), Error> {
-        let tracked = self.state().writes.clear();
+        let mut state = self.state();
+        let forgotten = self.forget_prepared(&mut state);
+        let tracked = state.writes.clear();
+        drop(state);
         self.concurrency.release(&tracked);
-        Ok(())
+        forgotten
     }
 
     /// Records the transaction's state for [`Self::rollback_to_savepoint`];

@@ -4,18 +4,20 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use alexdb_engine::key_locks::KeyLocks;
+use alexdb_engine::key_locks::{KeyLocks, LockMode, LockOwner, LockRequest};
 
 use super::concurrency::{Concurrency, Pessimistic, TransactionNames};
 use super::options::{TransactionDBOptions, TransactionOptions, lock_wait};
 use super::transaction::Transaction;
 use crate::db::core::Core;
+use crate::db::errors::{IntoRocks, from_lock_error};
 use crate::db::open::{Access, default_descriptors, open_core};
-use crate::db::write_locks::PlainWriteLocks;
+use crate::db::write_locks::{PlainWriteLocks, written_key};
 use crate::db::{DBAccess, DBCommon, DBInner, ThreadMode};
+use crate::write_batch::decode_all;
 use crate::{
     CStrLike, ColumnFamilyDescriptor, Error, MultiThreaded, Options, WriteBatchWithTransaction,
     WriteOptions,
@@ -88,6 +90,16 @@ pub struct TransactionDBInner {
     locks: Arc<KeyLocks>,
     names: TransactionNames,
     txn_lock_timeout: i64,
+    /// Prepared transactions found at open, not yet handed out.
+    recovered: Mutex<Vec<RecoveredTxn>>,
+}
+
+/// A prepared transaction found at open: its name, its write batch, and
+/// the lock owner that holds its keys.
+struct RecoveredTxn {
+    name: Vec<u8>,
+    batch: WriteBatchWithTransaction<true>,
+    owner: LockOwner,
 }
 
 impl DBInner for TransactionDBInner {
@@ -150,11 +162,14 @@ impl<T: ThreadMode> TransactionDB<T> {
             locks: locks.clone(),
             timeout: lock_wait(txn_db_opts.default_lock_timeout),
         });
+        let names = TransactionNames::default();
+        let recovered = recover_prepared(&core, &locks, &names)?;
         let inner = TransactionDBInner {
             core,
             locks,
-            names: TransactionNames::default(),
+            names,
             txn_lock_timeout: txn_db_opts.txn_lock_timeout,
+            recovered: Mutex::new(recovered),
         };
         Ok(Self {
             db: DBCommon::from_inner(inner, handles, path.to_path_buf()),
@@ -212,13 +227,33 @@ impl<T: ThreadMode> TransactionDB<T> {
         )
     }
 
-    /// The prepared transactions recovered when the database was opened.
-    ///
-    /// Deviation: AlexDB does not log the prepared state, so there are
-    /// never any (see `Transaction::prepare`); this always returns an
-    /// empty list.
+    /// The transactions that were prepared but neither committed nor
+    /// rolled back when the database was last closed or crashed. They hold
+    /// their locks until the caller commits or rolls back each one. Call it
+    /// once after opening: later calls return none.
     pub fn prepared_transactions(&self) -> Vec<Transaction<'_, Self>> {
-        Vec::new()
+        let inner = &self.db.inner;
+        let recovered = std::mem::take(
+            &mut *inner
+                .recovered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        recovered
+            .into_iter()
+            .filter_map(|r| {
+                let pessimistic = Pessimistic {
+                    locks: &inner.locks,
+                    names: &inner.names,
+                    owner: r.owner,
+                    timeout: lock_wait(inner.txn_lock_timeout),
+                    deadlock_depth: None,
+                    expires_at: None,
+                };
+                let concurrency = Concurrency::Pessimistic(pessimistic);
+                Transaction::recovered(&inner.core, concurrency, r.name, &r.batch).ok()
+            })
+            .collect()
     }
 
     /// Applies `batch` atomically, after locking its keys (waiting up to
@@ -235,6 +270,36 @@ impl<T: ThreadMode> TransactionDB<T> {
     pub fn write(&self, batch: WriteBatchWithTransaction<true>) -> Result<(), Error> {
         self.write_opt(batch, &WriteOptions::default())
     }
+}
+
+/// Loads the prepared records of the database, locks each one's keys for
+/// a new owner and claims its name, as RocksDB does on recovery.
+fn recover_prepared(
+    core: &Core,
+    locks: &KeyLocks,
+    names: &TransactionNames,
+) -> Result<Vec<RecoveredTxn>, Error> {
+    let mut recovered = Vec::new();
+    for (name, data) in core.engine.prepared().rocks()? {
+        let batch = WriteBatchWithTransaction::<true>::from_data(&data);
+        let owner = locks.new_owner();
+        for op in decode_all(batch.data())? {
+            if let Some((keyspace, key)) = written_key(&op) {
+                let request = LockRequest {
+                    keyspace,
+                    key,
+                    owner,
+                    mode: LockMode::Exclusive,
+                    timeout: Some(std::time::Duration::ZERO),
+                    deadlock_depth: None,
+                };
+                locks.lock(&request).map_err(|e| from_lock_error(&e))?;
+            }
+        }
+        names.claim(&name)?;
+        recovered.push(RecoveredTxn { name, batch, owner });
+    }
+    Ok(recovered)
 }
 
 /// As in rocksdb, the property getters of a `TransactionDB` are inherent
