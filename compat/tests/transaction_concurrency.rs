@@ -3,7 +3,6 @@
 //! serialized by their locks): no increment is lost or doubled, so the
 //! counters sum to the number of commits.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
@@ -17,43 +16,54 @@ fn read_counter(value: Option<Vec<u8>>) -> u64 {
     value.map_or(0, |v| u64::from_be_bytes(v.try_into().unwrap()))
 }
 
-#[test]
-fn counters_sum_to_the_committed_increments() {
-    let dir = tempfile::tempdir().unwrap();
-    let db: Arc<OptimisticTransactionDB<MultiThreaded>> =
-        Arc::new(OptimisticTransactionDB::open_default(dir.path().join("db")).unwrap());
-    let conflicts = Arc::new(AtomicU64::new(0));
-    let workers: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let (db, conflicts) = (db.clone(), conflicts.clone());
-            thread::spawn(move || {
+/// Calls `increment(thread, i, hot_key)` `COMMITS_PER_THREAD` times on
+/// each of `THREADS` threads at once.
+fn on_threads(increment: impl Fn(u64, u64, &str) + Sync) {
+    thread::scope(|s| {
+        for t in 0..THREADS {
+            let increment = &increment;
+            s.spawn(move || {
                 for i in 0..COMMITS_PER_THREAD {
-                    let key = format!("hot{}", (t + i) % HOT_KEYS);
-                    loop {
-                        let txn = db.transaction();
-                        let n = read_counter(txn.get_for_update(&key, true).unwrap());
-                        thread::yield_now();
-                        txn.put(&key, (n + 1).to_be_bytes()).unwrap();
-                        txn.put(format!("log/{t}/{i}"), key.as_bytes()).unwrap();
-                        match txn.commit() {
-                            Ok(()) => break,
-                            Err(e) if e.kind() == ErrorKind::Busy => {
-                                conflicts.fetch_add(1, Ordering::Relaxed);
-                            }
-                            Err(e) => panic!("{e}"),
-                        }
-                    }
+                    increment(t, i, &format!("hot{}", (t + i) % HOT_KEYS));
                 }
-            })
-        })
-        .collect();
-    for worker in workers {
-        worker.join().unwrap();
-    }
-    let sum: u64 = (0..HOT_KEYS)
-        .map(|k| read_counter(db.get(format!("hot{k}")).unwrap()))
-        .sum();
-    assert_eq!(sum, THREADS * COMMITS_PER_THREAD);
+            });
+        }
+    });
+}
+
+/// The sum of the hot counters, read with `get`.
+fn counter_sum(get: impl Fn(String) -> Option<Vec<u8>>) -> u64 {
+    (0..HOT_KEYS)
+        .map(|k| read_counter(get(format!("hot{k}"))))
+        .sum()
+}
+
+#[test]
+fn optimistic_increments_retried_on_busy_sum_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let db: OptimisticTransactionDB<MultiThreaded> =
+        OptimisticTransactionDB::open_default(dir.path().join("db")).unwrap();
+    let conflicts = AtomicU64::new(0);
+    on_threads(|t, i, key| {
+        loop {
+            let txn = db.transaction();
+            let n = read_counter(txn.get_for_update(key, true).unwrap());
+            thread::yield_now();
+            txn.put(key, (n + 1).to_be_bytes()).unwrap();
+            txn.put(format!("log/{t}/{i}"), key.as_bytes()).unwrap();
+            match txn.commit() {
+                Ok(()) => return,
+                Err(e) if e.kind() == ErrorKind::Busy => {
+                    conflicts.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    });
+    assert_eq!(
+        counter_sum(|k| db.get(k).unwrap()),
+        THREADS * COMMITS_PER_THREAD
+    );
     let logged = db
         .prefix_iterator(b"log/")
         .take_while(|item| item.as_ref().is_ok_and(|(k, _)| k.starts_with(b"log/")));
@@ -68,28 +78,17 @@ fn counters_sum_to_the_committed_increments() {
 #[test]
 fn pessimistic_increments_are_never_lost() {
     let dir = tempfile::tempdir().unwrap();
-    let db: Arc<TransactionDB<MultiThreaded>> =
-        Arc::new(TransactionDB::open_default(dir.path().join("db")).unwrap());
-    let workers: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let db = db.clone();
-            thread::spawn(move || {
-                for i in 0..COMMITS_PER_THREAD {
-                    let key = format!("hot{}", (t + i) % HOT_KEYS);
-                    let txn = db.transaction();
-                    let n = read_counter(txn.get_for_update(&key, true).unwrap());
-                    thread::yield_now();
-                    txn.put(&key, (n + 1).to_be_bytes()).unwrap();
-                    txn.commit().unwrap();
-                }
-            })
-        })
-        .collect();
-    for worker in workers {
-        worker.join().unwrap();
-    }
-    let sum: u64 = (0..HOT_KEYS)
-        .map(|k| read_counter(db.get(format!("hot{k}")).unwrap()))
-        .sum();
-    assert_eq!(sum, THREADS * COMMITS_PER_THREAD);
+    let db: TransactionDB<MultiThreaded> =
+        TransactionDB::open_default(dir.path().join("db")).unwrap();
+    on_threads(|_, _, key| {
+        let txn = db.transaction();
+        let n = read_counter(txn.get_for_update(key, true).unwrap());
+        thread::yield_now();
+        txn.put(key, (n + 1).to_be_bytes()).unwrap();
+        txn.commit().unwrap();
+    });
+    assert_eq!(
+        counter_sum(|k| db.get(k).unwrap()),
+        THREADS * COMMITS_PER_THREAD
+    );
 }

@@ -165,6 +165,19 @@ impl Core {
         }
     }
 
+    /// Removes the keys in `[from, to)` from column family `cf`.
+    pub(crate) fn delete_range(
+        &self,
+        cf: u32,
+        from: &[u8],
+        to: &[u8],
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        let mut batch = crate::WriteBatch::default();
+        batch.delete_range_in(cf, from, to);
+        self.write(&batch, writeopts)
+    }
+
     /// Applies a transaction's batch atomically, unless a `watched` key was
     /// written after its `since_seq` (then it fails with `Resource busy`
     /// and writes nothing). Takes no key lock: a pessimistic transaction

@@ -1,9 +1,10 @@
 //! Point reads, multi-reads, iterators and snapshots.
 
 use super::{DBAccess, DBCommon, DBInner, ThreadMode};
+use crate::column_family::DEFAULT_COLUMN_FAMILY_ID;
 use crate::{
     AsColumnFamilyRef, DBIteratorWithThreadMode, DBPinnableSlice, DBRawIteratorWithThreadMode,
-    Direction, Error, IteratorMode, ReadOptions, SnapshotWithThreadMode,
+    Error, IteratorMode, ReadOptions, SnapshotWithThreadMode,
 };
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
@@ -222,9 +223,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         &'a self,
         mode: IteratorMode,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_opt(mode, opts)
+        DBIteratorWithThreadMode::total_order(self, DEFAULT_COLUMN_FAMILY_ID, mode)
     }
 
     /// An iterator forward from `prefix` with `prefix_same_as_start` set: it
@@ -234,10 +233,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         &'a self,
         prefix: P,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        let mode = IteratorMode::From(prefix.as_ref(), Direction::Forward);
-        self.iterator_opt(mode, opts)
+        DBIteratorWithThreadMode::within_prefix(self, DEFAULT_COLUMN_FAMILY_ID, prefix.as_ref())
     }
 
     /// An iterator over column family `cf`.
@@ -255,9 +251,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         cf_handle: &impl AsColumnFamilyRef,
         mode: IteratorMode,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_cf_opt(cf_handle, opts, mode)
+        DBIteratorWithThreadMode::total_order(self, cf_handle.cf_id(), mode)
     }
 
     /// [`Self::prefix_iterator`] over column family `cf`.
@@ -266,10 +260,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         cf_handle: &impl AsColumnFamilyRef,
         prefix: P,
     ) -> DBIteratorWithThreadMode<'a, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        let mode = IteratorMode::From(prefix.as_ref(), Direction::Forward);
-        self.iterator_cf_opt(cf_handle, opts, mode)
+        DBIteratorWithThreadMode::within_prefix(self, cf_handle.cf_id(), prefix.as_ref())
     }
 
     /// A raw iterator over the default column family (not yet positioned).

@@ -20,10 +20,9 @@ enum Single<'k> {
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
         let mut batch = WriteBatch::default();
-        let cf = RawCf(cf);
         match op {
-            Single::Put(key, value) => batch.put_cf(&cf, key, value),
-            Single::Delete(key) => batch.delete_cf(&cf, key),
+            Single::Put(key, value) => batch.put_in(cf, key, value),
+            Single::Delete(key) => batch.delete_in(cf, key),
         }
         self.core().write(&batch, writeopts)
     }
@@ -196,9 +195,8 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         to: K,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        let mut batch = WriteBatch::default();
-        batch.delete_range_cf(cf, from, to);
-        self.core().write(&batch, writeopts)
+        self.core()
+            .delete_range(cf.cf_id(), from.as_ref(), to.as_ref(), writeopts)
     }
 
     /// Removes the keys in `[from, to)` from column family `cf`.
@@ -226,18 +224,5 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         let mut writeopts = WriteOptions::new();
         writeopts.disable_wal(true);
         self.write_opt(batch, &writeopts)
-    }
-}
-
-/// A column family known only by id, to address batch records.
-struct RawCf(u32);
-
-impl AsColumnFamilyRef for RawCf {
-    fn cf_id(&self) -> u32 {
-        self.0
-    }
-
-    fn cf_name(&self) -> &str {
-        ""
     }
 }

@@ -212,6 +212,22 @@ impl<'a, D: DBAccess> DBIteratorWithThreadMode<'a, D> {
         Self::from_raw(DBRawIteratorWithThreadMode::new_cf(db, cf, readopts), mode)
     }
 
+    /// An iterator over column family `cf` with `total_order_seek` set.
+    pub(crate) fn total_order(db: &'a D, cf: u32, mode: IteratorMode) -> Self {
+        let mut opts = ReadOptions::default();
+        opts.set_total_order_seek(true);
+        Self::new_cf(db, cf, opts, mode)
+    }
+
+    /// An iterator forward from `prefix` over column family `cf` with
+    /// `prefix_same_as_start` set: it stops when the prefix under the
+    /// prefix extractor changes, and scans to the end when there is none.
+    pub(crate) fn within_prefix(db: &'a D, cf: u32, prefix: &[u8]) -> Self {
+        let mut opts = ReadOptions::default();
+        opts.set_prefix_same_as_start(true);
+        Self::new_cf(db, cf, opts, IteratorMode::From(prefix, Direction::Forward))
+    }
+
     fn from_raw(raw: DBRawIteratorWithThreadMode<'a, D>, mode: IteratorMode) -> Self {
         let mut iter = Self {
             raw,

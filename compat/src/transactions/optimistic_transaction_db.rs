@@ -139,9 +139,8 @@ impl<T: ThreadMode> OptimisticTransactionDB<T> {
         to: K,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        let mut batch = crate::WriteBatch::default();
-        batch.delete_range_cf(cf, from, to);
-        self.core().write(&batch, writeopts)
+        self.core()
+            .delete_range(cf.cf_id(), from.as_ref(), to.as_ref(), writeopts)
     }
 
     /// Removes the keys in `[from, to)` from column family `cf`.

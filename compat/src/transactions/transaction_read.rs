@@ -15,11 +15,10 @@ use crate::db_iterator::merge_unsupported;
 use crate::write_batch::PendingWrite;
 use crate::{
     AsColumnFamilyRef, DBIteratorWithThreadMode, DBPinnableSlice, DBRawIteratorWithThreadMode,
-    Direction, Error, IteratorMode, ReadOptions,
+    Error, IteratorMode, ReadOptions,
 };
 
-/// The default column family's id.
-const DEFAULT_CF: u32 = 0;
+use crate::column_family::DEFAULT_COLUMN_FAMILY_ID as DEFAULT_CF;
 
 /// What the transaction's own writes say about a key: `Some(answer)` if it
 /// wrote the key, `None` to read the database.
@@ -293,9 +292,7 @@ impl<'db, DB> Transaction<'db, DB> {
         &'a self,
         mode: IteratorMode,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_opt(mode, opts)
+        DBIteratorWithThreadMode::total_order(self, DEFAULT_CF, mode)
     }
 
     /// An iterator forward from `prefix`, within that prefix when the
@@ -304,12 +301,7 @@ impl<'db, DB> Transaction<'db, DB> {
         &'a self,
         prefix: P,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        self.iterator_opt(
-            IteratorMode::From(prefix.as_ref(), Direction::Forward),
-            opts,
-        )
+        DBIteratorWithThreadMode::within_prefix(self, DEFAULT_CF, prefix.as_ref())
     }
 
     /// [`Self::iterator`] over column family `cf`.
@@ -327,9 +319,7 @@ impl<'db, DB> Transaction<'db, DB> {
         cf_handle: &impl AsColumnFamilyRef,
         mode: IteratorMode,
     ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_cf_opt(cf_handle, opts, mode)
+        DBIteratorWithThreadMode::total_order(self, cf_handle.cf_id(), mode)
     }
 
     /// [`Self::prefix_iterator`] over column family `cf`.
@@ -338,10 +328,7 @@ impl<'db, DB> Transaction<'db, DB> {
         cf_handle: &impl AsColumnFamilyRef,
         prefix: P,
     ) -> DBIteratorWithThreadMode<'a, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        let mode = IteratorMode::From(prefix.as_ref(), Direction::Forward);
-        self.iterator_cf_opt(cf_handle, opts, mode)
+        DBIteratorWithThreadMode::within_prefix(self, cf_handle.cf_id(), prefix.as_ref())
     }
 
     /// A raw iterator over the default column family, with the

@@ -307,6 +307,11 @@ pub(crate) struct BatchMark {
 }
 
 impl WriteBatchWithTransaction<false> {
+    /// Removes the keys in `[from, to)` from the column family with id `cf`.
+    pub(crate) fn delete_range_in(&mut self, cf: u32, from: &[u8], to: &[u8]) {
+        self.append(DELETE_RANGE, cf, &[from, to]);
+    }
+
     /// Removes the keys in `[from, to)` from the default column family.
     pub fn delete_range<K: AsRef<[u8]>>(&mut self, from: K, to: K) {
         self.append(DELETE_RANGE, DEFAULT_CF, &[from.as_ref(), to.as_ref()]);
