@@ -47,6 +47,7 @@ mod slice_transform;
 mod snapshot;
 mod transactions;
 mod write_batch;
+mod write_batch_with_index;
 
 pub use crate::column_family::{
     AsColumnFamilyRef, BoundColumnFamily, ColumnFamily, ColumnFamilyDescriptor, ColumnFamilyRef,
@@ -84,6 +85,7 @@ pub use crate::transactions::{
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };
+pub use crate::write_batch_with_index::WriteBatchWithIndex;
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 //! write is still logged (and survives a process crash).
 
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
-use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteOptions};
+use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteBatchWithIndex, WriteOptions};
 
 /// The default column family's id.
 const DEFAULT_CF: u32 = 0;
@@ -217,6 +217,20 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     /// Applies `batch` atomically: readers and recovery see all of it or none.
     pub fn write(&self, batch: WriteBatch) -> Result<(), Error> {
         self.write_opt(batch, &WriteOptions::default())
+    }
+
+    /// Applies the writes of `wbwi` atomically (it stays as it was).
+    pub fn write_wbwi(&self, wbwi: &WriteBatchWithIndex) -> Result<(), Error> {
+        self.write_wbwi_opt(wbwi, &WriteOptions::default())
+    }
+
+    /// [`Self::write_wbwi`] with write options.
+    pub fn write_wbwi_opt(
+        &self,
+        wbwi: &WriteBatchWithIndex,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.core().write(wbwi.batch(), writeopts)
     }
 
     /// Applies `batch` with `disable_wal` set (AlexDB still logs it).

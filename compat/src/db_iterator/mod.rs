@@ -17,6 +17,7 @@ pub(crate) use overlay::merge_unsupported;
 
 use crate::db::{DB, DBAccess};
 use crate::slice_transform::SliceTransform;
+use crate::write_batch::KeyIndex;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
 /// A raw iterator of a [`DB`].
@@ -38,6 +39,8 @@ pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
     prefix: Option<Vec<u8>>,
     /// The iterator left the prefix and is no longer valid.
     left_prefix: bool,
+    /// The read options' bounds, `[lower, upper)`.
+    bounds: (Option<Vec<u8>>, Option<Vec<u8>>),
     db: PhantomData<&'a D>,
 }
 
@@ -65,8 +68,22 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
             prefix_extractor,
             prefix: None,
             left_prefix: false,
+            bounds: (readopts.iterate_lower_bound, readopts.iterate_upper_bound),
             db: PhantomData,
         }
+    }
+
+    /// Lays the pending writes of column family `cf` in `index` over this
+    /// iterator (they win over whatever it saw for the same key), within
+    /// its bounds, and unpositions it.
+    pub(crate) fn lay_over(mut self, index: &KeyIndex, cf: u32) -> Self {
+        let (lower, upper) = (self.bounds.0.as_deref(), self.bounds.1.as_deref());
+        let newer = index.range(cf, lower, upper);
+        if let Ok(cursor) = &mut self.cursor {
+            cursor.lay_over(newer);
+        }
+        self.left_prefix = false;
+        self
     }
 
     /// Whether the iterator is on an entry. It is not after a move past

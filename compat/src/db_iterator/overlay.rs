@@ -6,6 +6,8 @@
 //! some, every step re-seeks the engine cursor next to the current key and
 //! takes the nearer of the two sources, the pending write winning a tie.
 
+use std::collections::BTreeMap;
+
 use alexdb_engine::Cursor;
 
 use crate::Error;
@@ -36,6 +38,16 @@ impl OverlayCursor {
             current: None,
             error: None,
         }
+    }
+
+    /// Adds `newer` pending writes (sorted by key), which win over the
+    /// pending writes already laid for the same key, and unpositions.
+    pub(crate) fn lay_over(&mut self, newer: Vec<(Vec<u8>, PendingWrite)>) {
+        let mut merged: BTreeMap<Vec<u8>, PendingWrite> =
+            std::mem::take(&mut self.pending).into_iter().collect();
+        merged.extend(newer);
+        self.pending = merged.into_iter().collect();
+        self.current = None;
     }
 
     pub(crate) fn valid(&self) -> bool {

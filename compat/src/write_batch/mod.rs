@@ -270,11 +270,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         rep::append(&mut self.rep, tags, cf, operands);
     }
 
-    /// The decoded records, for the database to apply.
-    #[allow(
-        dead_code,
-        reason = "for get_updates_since and transactions, not implemented yet"
-    )]
+    /// The decoded records, in order.
     pub(crate) fn ops(&self) -> Ops<'_> {
         Ops::new(&self.rep)
     }
