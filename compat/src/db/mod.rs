@@ -11,6 +11,7 @@ mod admin;
 mod column_families;
 pub(crate) mod core;
 pub(crate) mod errors;
+pub(crate) mod iterator_methods;
 pub(crate) mod open;
 mod read;
 mod write;

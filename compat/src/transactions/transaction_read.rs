@@ -13,10 +13,7 @@ use crate::db::DBAccess;
 use crate::db::core::Core;
 use crate::db_iterator::merge_unsupported;
 use crate::write_batch::PendingWrite;
-use crate::{
-    AsColumnFamilyRef, DBIteratorWithThreadMode, DBPinnableSlice, DBRawIteratorWithThreadMode,
-    Error, IteratorMode, ReadOptions,
-};
+use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 use crate::column_family::DEFAULT_COLUMN_FAMILY_ID as DEFAULT_CF;
 
@@ -259,108 +256,7 @@ impl<'db, DB> Transaction<'db, DB> {
             .collect()
     }
 
-    /// An iterator over the default column family, with the transaction's
-    /// own writes (as of the iterator's creation) laid over the database.
-    pub fn iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_opt(mode, ReadOptions::default())
-    }
-
-    /// [`Self::iterator`] with read options (bounds, snapshot, prefix).
-    pub fn iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-        readopts: ReadOptions,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new(self, readopts, mode)
-    }
-
-    /// [`Self::iterator_opt`] over column family `cf`.
-    pub fn iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new_cf(self, cf_handle.cf_id(), readopts, mode)
-    }
-
-    /// [`Self::iterator`] in total order (AlexDB always iterates in total order).
-    pub fn full_iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::total_order(self, DEFAULT_CF, mode)
-    }
-
-    /// An iterator forward from `prefix`, within that prefix when the
-    /// column family has a prefix extractor.
-    pub fn prefix_iterator<'a: 'b, 'b, P: AsRef<[u8]>>(
-        &'a self,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::within_prefix(self, DEFAULT_CF, prefix.as_ref())
-    }
-
-    /// [`Self::iterator`] over column family `cf`.
-    pub fn iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_cf_opt(cf_handle, ReadOptions::default(), mode)
-    }
-
-    /// [`Self::full_iterator`] over column family `cf`.
-    pub fn full_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::total_order(self, cf_handle.cf_id(), mode)
-    }
-
-    /// [`Self::prefix_iterator`] over column family `cf`.
-    pub fn prefix_iterator_cf<'a, P: AsRef<[u8]>>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'a, Self> {
-        DBIteratorWithThreadMode::within_prefix(self, cf_handle.cf_id(), prefix.as_ref())
-    }
-
-    /// A raw iterator over the default column family, with the
-    /// transaction's own writes laid over the database.
-    pub fn raw_iterator<'a: 'b, 'b>(&'a self) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iterator_opt(ReadOptions::default())
-    }
-
-    /// [`Self::raw_iterator`] over column family `cf`.
-    pub fn raw_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iterator_cf_opt(cf_handle, ReadOptions::default())
-    }
-
-    /// [`Self::raw_iterator`] with read options.
-    pub fn raw_iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        DBRawIteratorWithThreadMode::new(self, readopts)
-    }
-
-    /// [`Self::raw_iterator_cf`] with read options.
-    pub fn raw_iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        DBRawIteratorWithThreadMode::new_cf(self, cf_handle.cf_id(), readopts)
-    }
+    crate::db::iterator_methods::iterator_methods!();
 }
 
 impl<DB> DBAccess for Transaction<'_, DB> {
