@@ -58,9 +58,6 @@ pub enum Error {
         /// The sequence number of the key's newest version.
         newest_seq: u64,
     },
-    /// A key lock was not granted (see [`crate::key_locks`]).
-    #[error("{0}")]
-    Lock(#[from] crate::key_locks::LockError),
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -47,7 +47,6 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
         // RocksDB's write conflict is a bare `Status::Busy()`.
         EngineError::Conflict { .. } => Error::busy(""),
-        EngineError::Lock(lock) => from_lock_error(lock),
         other => Error::io(other),
     }
 }
