@@ -45,7 +45,9 @@ mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
 mod snapshot;
+mod transactions;
 mod write_batch;
+mod write_batch_with_index;
 
 pub use crate::column_family::{
     AsColumnFamilyRef, BoundColumnFamily, ColumnFamily, ColumnFamilyDescriptor, ColumnFamilyRef,
@@ -76,9 +78,14 @@ pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::transactions::{
+    OptimisticTransactionDB, OptimisticTransactionOptions, Transaction, TransactionDB,
+    TransactionDBOptions, TransactionOptions,
+};
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };
+pub use crate::write_batch_with_index::WriteBatchWithIndex;
 
 #[cfg(test)]
 mod tests {

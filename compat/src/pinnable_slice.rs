@@ -13,14 +13,30 @@ use alexdb_engine::ValueRef;
 /// stays mapped, even if compaction replaces that segment in the meantime;
 /// the lifetime ties it to its database, as in rocksdb.
 pub struct DBPinnableSlice<'a> {
-    value: ValueRef,
+    value: Held,
     db: PhantomData<&'a ()>,
+}
+
+/// Where the bytes are.
+enum Held {
+    /// In a mapped segment.
+    Mapped(ValueRef),
+    /// In memory: a transaction's own pending write.
+    Owned(Vec<u8>),
 }
 
 impl DBPinnableSlice<'_> {
     pub(crate) fn new(value: ValueRef) -> Self {
         Self {
-            value,
+            value: Held::Mapped(value),
+            db: PhantomData,
+        }
+    }
+
+    /// A value held in memory (a transaction's own write).
+    pub(crate) fn owned(value: Vec<u8>) -> Self {
+        Self {
+            value: Held::Owned(value),
             db: PhantomData,
         }
     }
@@ -28,7 +44,7 @@ impl DBPinnableSlice<'_> {
 
 impl AsRef<[u8]> for DBPinnableSlice<'_> {
     fn as_ref(&self) -> &[u8] {
-        &self.value
+        self
     }
 }
 
@@ -36,7 +52,10 @@ impl Deref for DBPinnableSlice<'_> {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.value
+        match &self.value {
+            Held::Mapped(value) => value,
+            Held::Owned(value) => value,
+        }
     }
 }
 

@@ -19,7 +19,9 @@ pub type Snapshot<'a> = SnapshotWithThreadMode<'a, DB>;
 /// snapshot setting is replaced by this snapshot.
 pub struct SnapshotWithThreadMode<'a, D: DBAccess> {
     db: &'a D,
-    inner: Arc<alexdb_engine::Snapshot>,
+    /// `None` for the snapshot of a transaction that has none: reads
+    /// through it then see the latest state.
+    inner: Option<Arc<alexdb_engine::Snapshot>>,
 }
 
 impl<'a, D: DBAccess> SnapshotWithThreadMode<'a, D> {
@@ -27,24 +29,29 @@ impl<'a, D: DBAccess> SnapshotWithThreadMode<'a, D> {
     pub fn new(db: &'a D) -> Self {
         Self {
             db,
-            inner: db.core().snapshot(),
+            inner: db.snapshot_internal(),
         }
     }
 
     /// The sequence number the snapshot is frozen at: the database's
     /// `latest_sequence_number` when it was taken.
     pub fn sequence_number(&self) -> u64 {
-        self.inner.seq()
+        match &self.inner {
+            Some(snapshot) => snapshot.seq(),
+            None => self.db.core().engine.latest_sequence_number(),
+        }
     }
 
     /// The engine snapshot, shared with `ReadOptions::set_snapshot`.
-    pub(crate) fn engine_snapshot(&self) -> Arc<alexdb_engine::Snapshot> {
+    pub(crate) fn engine_snapshot(&self) -> Option<Arc<alexdb_engine::Snapshot>> {
         self.inner.clone()
     }
 
     /// `readopts`, reading at this snapshot.
     fn at_snapshot(&self, mut readopts: ReadOptions) -> ReadOptions {
-        readopts.snapshot = Some(self.inner.clone());
+        if let Some(snapshot) = &self.inner {
+            readopts.snapshot = Some(snapshot.clone());
+        }
         readopts
     }
 

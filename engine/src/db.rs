@@ -22,6 +22,7 @@ use crate::log_writer::{self, Writer};
 use crate::merge::{MergeFunction, SharedMergeFunction};
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::{Options, WriteOptions};
+use crate::prepared;
 use crate::read::{self, PinnedValue, ValueRef};
 use crate::recovery::{self, Recovered};
 use crate::segment::scan::scan_frames;
@@ -29,6 +30,7 @@ use crate::segment::{Segment, SegmentTable};
 use crate::shared::{Counters, Shared};
 use crate::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
 use crate::stats::Stats;
+use crate::write_conflicts::{self, WatchedKey};
 
 /// Name of the lock file inside the database directory.
 pub const LOCK_FILE: &str = "LOCK";
@@ -211,6 +213,53 @@ impl Db {
             log_writer::sync_up_to(&self.shared, ticket)?;
         }
         Ok(())
+    }
+
+    /// Applies `batch` atomically, as [`Self::write`] does, unless one of
+    /// the `watched` keys has a version newer than its `since_seq`: then it
+    /// writes nothing and fails with [`Error::Conflict`]. The check and the
+    /// write happen under the writer lock, so no other write can come
+    /// between them (optimistic transactions commit through this).
+    ///
+    /// Keep a snapshot at or below every `since_seq` registered while you
+    /// rely on this, so that compaction cannot forget a newer delete.
+    pub fn write_unless_changed(
+        &self,
+        batch: &WriteBatch,
+        opts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+    ) -> Result<()> {
+        let ticket = log_writer::write_unless_changed(&self.shared, batch, watched)?;
+        if opts.sync {
+            log_writer::sync_up_to(&self.shared, ticket)?;
+        }
+        Ok(())
+    }
+
+    /// Fails with [`Error::Conflict`] if one of the `watched` keys has a
+    /// version newer than its `since_seq`. Unlike
+    /// [`Self::write_unless_changed`] this takes no lock: a write may land
+    /// right after the check unless the caller excludes writers of these
+    /// keys (as a key lock does).
+    pub fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<()> {
+        write_conflicts::check(&self.shared, watched)
+    }
+
+    /// Saves `payload` as the prepared record `name` (replacing one of that
+    /// name), durably, beside the log. Records survive close and crash
+    /// until [`Self::remove_prepared`]; [`Self::prepared`] lists them.
+    pub fn save_prepared(&self, name: &[u8], payload: &[u8]) -> Result<()> {
+        prepared::save(&self.shared.fs, &self.shared.dir, name, payload)
+    }
+
+    /// Removes the prepared record `name` (not an error if there is none).
+    pub fn remove_prepared(&self, name: &[u8]) -> Result<()> {
+        prepared::remove(&self.shared.fs, &self.shared.dir, name)
+    }
+
+    /// Every prepared record still saved, as `(name, payload)`, by name.
+    pub fn prepared(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        prepared::load_all(&self.shared.fs, &self.shared.dir)
     }
 
     /// Flushes every acknowledged write to stable storage.

@@ -53,6 +53,22 @@ pub enum Error {
         /// function refused an operand).
         no_function: bool,
     },
+    /// A key watched by [`crate::Db::write_unless_changed`] or
+    /// [`crate::Db::check_unchanged`] was written after the sequence number
+    /// the caller read it at; nothing was written.
+    #[error(
+        "key {key:?} of keyspace {keyspace} was written at sequence {newest_seq}, after sequence {since_seq}"
+    )]
+    Conflict {
+        /// The keyspace of the key.
+        keyspace: u32,
+        /// The key.
+        key: Vec<u8>,
+        /// The sequence number the caller read the key at.
+        since_seq: u64,
+        /// The sequence number of the key's newest version.
+        newest_seq: u64,
+    },
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -24,6 +24,7 @@ use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
+use crate::write_conflicts::{self, WatchedKey};
 
 /// Room kept free at the end of a log segment for its seal frame.
 const SEAL_RESERVE: u64 = 64;
@@ -67,9 +68,21 @@ impl Writer {
 
 /// Writes `batch` atomically; returns the ticket to sync up to.
 pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
+    write_unless_changed(shared, batch, &[])
+}
+
+/// Writes `batch` atomically unless a `watched` key was written after its
+/// `since_seq` (checked under the writer lock, so no write slips between
+/// the check and this one); returns the ticket to sync up to.
+pub(crate) fn write_unless_changed(
+    shared: &Shared,
+    batch: &WriteBatch,
+    watched: &[WatchedKey<'_>],
+) -> Result<u64> {
     batch.validate()?;
     let mut w = shared.lock_writer();
     shared.check_poison()?;
+    write_conflicts::check(shared, watched)?;
     let keyspaces = shared.keyspaces.load();
     let records = batch_plan::expand(shared, &keyspaces, batch)?;
     if records.is_empty() {
@@ -181,7 +194,7 @@ pub(crate) fn seal(segment: &Segment, body: &SealBody) -> Result<()> {
 
 /// Encodes the records into the writer's frame buffer (after room for the
 /// frame header) and returns each record's location.
-fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Placed>> {
+fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Location>> {
     let segment_id = w.active.id();
     let frame_start = w.active.written();
     let table = shared.segments.load();
@@ -225,28 +238,10 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
         if records.len() > 1 && r.kind != RecordKind::RangeDelete {
             same_batch.insert((r.ks.id().0, key), loc);
         }
-        locations.push(Placed {
-            at: loc,
-            first_version: prev.is_none(),
-        });
+        locations.push(loc);
     }
     w.frame = frame;
     Ok(locations)
-}
-
-/// Where a record was encoded, and whether its key had no earlier version.
-#[derive(Clone, Copy)]
-struct Placed {
-    at: Location,
-    first_version: bool,
-}
-
-impl Placed {
-    /// A delete of a key that has no version: it hides nothing, so the index
-    /// does not need an entry for it and its bytes are dead at once.
-    fn is_idle_delete(&self, r: &PendingRecord<'_>) -> bool {
-        r.kind == RecordKind::Delete && self.first_version
-    }
 }
 
 /// Fills in the frame header and appends the frame to the active segment.
@@ -270,7 +265,7 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
 /// in runs split at range deletes, so each range delete is published after
 /// the batch's earlier writes and before its later ones (their sequence
 /// numbers already order them; the runs keep each index update simple).
-fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Placed], first_seq: u64) {
+fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location], first_seq: u64) {
     let mut start = 0;
     for (i, r) in records.iter().enumerate() {
         if r.kind == RecordKind::RangeDelete {
@@ -288,7 +283,7 @@ fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Placed], f
 }
 
 /// [`apply`] for a run of point records.
-fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Placed]) {
+fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
     if records.is_empty() {
         return;
     }
@@ -299,9 +294,9 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Pla
     // mostly deletes are the ones compaction should pick. (A delete it must
     // keep is copied and no longer counted; the estimate errs towards
     // compacting.)
-    for (r, placed) in records.iter().zip(locations) {
+    for (r, &at) in records.iter().zip(locations) {
         if r.kind == RecordKind::Delete {
-            account_dead(&table, placed.at);
+            account_dead(&table, at);
         }
     }
     let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();
@@ -309,7 +304,7 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Pla
     keyspaces.dedup();
     for ks in keyspaces {
         let members: Vec<usize> = (0..records.len())
-            .filter(|&i| records[i].ks.id().0 == ks && !locations[i].is_idle_delete(&records[i]))
+            .filter(|&i| records[i].ks.id().0 == ks)
             .collect();
         let Some(&first) = members.first() else {
             continue;
@@ -317,11 +312,11 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Pla
         let index = &records[first].ks.index;
         // Many writes to one keyspace: one copy-on-write per touched index node.
         let olds: Vec<Option<u64>> = match members.as_slice() {
-            [one] => vec![index.upsert(&records[*one].key, locations[*one].at.0, &resolver)],
+            [one] => vec![index.upsert(&records[*one].key, locations[*one].0, &resolver)],
             _ => {
                 let entries: Vec<(&[u8], u64)> = members
                     .iter()
-                    .map(|&i| (&*records[i].key, locations[i].at.0))
+                    .map(|&i| (&*records[i].key, locations[i].0))
                     .collect();
                 index.upsert_batch(&entries, &resolver)
             }

@@ -5,13 +5,14 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef};
+use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef, WatchedKey};
 
 use crate::db::errors::IntoRocks;
+use crate::db::write_locks::PlainWriteLocks;
 use crate::merge_operator::MergeOperator;
 use crate::slice_transform::SliceTransform;
 use crate::write_batch::{BatchOp, decode_all};
-use crate::{Error, Options, ReadOptions, WriteBatch, WriteOptions};
+use crate::{Error, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions};
 
 /// What the database remembers about one open column family.
 #[derive(Clone, Debug)]
@@ -54,6 +55,8 @@ pub struct Core {
     pub(crate) engine: Db,
     read_only: bool,
     families: RwLock<BTreeMap<u32, FamilyInfo>>,
+    /// The key locks plain writes take (pessimistic transaction databases).
+    plain_write_locks: Option<PlainWriteLocks>,
 }
 
 impl Core {
@@ -62,7 +65,14 @@ impl Core {
             engine,
             read_only,
             families: RwLock::new(families),
+            plain_write_locks: None,
         }
+    }
+
+    /// Makes every plain write lock its keys in `locks` first.
+    pub(crate) fn with_plain_write_locks(mut self, locks: PlainWriteLocks) -> Self {
+        self.plain_write_locks = Some(locks);
+        self
     }
 
     /// The column families, by id.
@@ -179,20 +189,73 @@ impl Core {
     /// RocksDB's `Corruption` message and writes nothing). A write to a
     /// column family that does not exist fails the whole batch, unless
     /// `ignore_missing_column_families` is set, in which case it is skipped.
-    pub(crate) fn write(&self, batch: &WriteBatch, writeopts: &WriteOptions) -> Result<(), Error> {
+    /// On a pessimistic transaction database the batch first locks its keys.
+    pub(crate) fn write<const TXN: bool>(
+        &self,
+        batch: &WriteBatchWithTransaction<TXN>,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
+        match &self.plain_write_locks {
+            Some(locks) => locks.around(&ops, || self.apply(&ops, writeopts, &[])),
+            None => self.apply(&ops, writeopts, &[]),
+        }
+    }
+
+    /// Removes the keys in `[from, to)` from column family `cf`.
+    pub(crate) fn delete_range(
+        &self,
+        cf: u32,
+        from: &[u8],
+        to: &[u8],
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        let mut batch = crate::WriteBatch::default();
+        batch.delete_range_in(cf, from, to);
+        self.write(&batch, writeopts)
+    }
+
+    /// Applies a transaction's batch atomically, unless a `watched` key was
+    /// written after its `since_seq` (then it fails with `Resource busy`
+    /// and writes nothing). Takes no key lock: a pessimistic transaction
+    /// holds its own.
+    pub(crate) fn commit(
+        &self,
+        batch: &WriteBatchWithTransaction<true>,
+        writeopts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+    ) -> Result<(), Error> {
+        self.check_writable()?;
+        let ops = decode_all(batch.data())?;
+        self.apply(&ops, writeopts, watched)
+    }
+
+    /// Fails with `Resource busy` if a `watched` key was written after its
+    /// `since_seq`.
+    pub(crate) fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<(), Error> {
+        self.engine.check_unchanged(watched).rocks()
+    }
+
+    fn apply(
+        &self,
+        ops: &[BatchOp<'_>],
+        writeopts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+    ) -> Result<(), Error> {
         let mut engine_batch = alexdb_engine::WriteBatch::new();
         {
             let families = self.families();
             for op in ops {
-                translate(op, &families, writeopts, &mut engine_batch)?;
+                translate(*op, &families, writeopts, &mut engine_batch)?;
             }
         }
         let engine_opts = alexdb_engine::WriteOptions {
             sync: writeopts.sync(),
         };
-        self.engine.write(&engine_batch, &engine_opts).rocks()
+        self.engine
+            .write_unless_changed(&engine_batch, &engine_opts, watched)
+            .rocks()
     }
 }
 

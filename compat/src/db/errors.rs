@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use alexdb_engine::Error as EngineError;
+use alexdb_engine::key_locks::LockError;
 
 use crate::Error;
 
@@ -52,7 +53,21 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         } => Error::invalid_argument("merge_operator_ must be set."),
         EngineError::NotADatabase { .. } => Error::invalid_argument(error),
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
+        // RocksDB's write conflict is a bare `Status::Busy()`.
+        EngineError::Conflict { .. } => Error::busy(""),
         other => Error::io(other),
+    }
+}
+
+/// RocksDB's status for a key lock that was not granted.
+pub(crate) fn from_lock_error(error: &LockError) -> Error {
+    match error {
+        LockError::TimedOut => Error::timed_out("Timeout waiting to lock key"),
+        LockError::Deadlock => Error::busy("Deadlock"),
+        LockError::LimitReached(_) => {
+            Error::busy("Failed to acquire lock due to max_num_locks limit")
+        }
+        other => Error::busy(other),
     }
 }
 

@@ -11,16 +11,19 @@ mod admin;
 mod column_families;
 pub(crate) mod core;
 pub(crate) mod errors;
-mod open;
+pub(crate) mod iterator_methods;
+pub(crate) mod open;
 mod read;
 mod write;
+pub(crate) mod write_locks;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use crate::column_family::ColumnFamily;
+use crate::write_batch::PendingWrite;
 use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 pub use self::admin::LiveFile;
@@ -141,13 +144,20 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     }
 }
 
-impl<T: ThreadMode> DBWithThreadMode<T> {
-    fn from_parts(core: Core, cfs: BTreeMap<String, u32>, path: PathBuf) -> Self {
+impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
+    /// A handle on `inner`, handing out the column families `cfs`.
+    pub(crate) fn from_inner(inner: D, cfs: BTreeMap<String, u32>, path: PathBuf) -> Self {
         Self {
-            inner: DBWithThreadModeInner { core },
+            inner,
             cfs: T::new_cf_map_internal(cfs),
             path,
         }
+    }
+}
+
+impl<T: ThreadMode> DBWithThreadMode<T> {
+    fn from_parts(core: Core, cfs: BTreeMap<String, u32>, path: PathBuf) -> Self {
+        Self::from_inner(DBWithThreadModeInner { core }, cfs, path)
     }
 }
 
@@ -170,6 +180,26 @@ pub trait DBAccess {
     /// The open database. Internal to AlexDB.
     #[doc(hidden)]
     fn core(&self) -> &Core;
+
+    /// The writes an iterator over column family `cf` within
+    /// `[lower, upper)` must lay over the database, in key order: a
+    /// transaction's own writes. Internal to AlexDB.
+    #[doc(hidden)]
+    fn pending_writes_internal(
+        &self,
+        _cf: u32,
+        _lower: Option<&[u8]>,
+        _upper: Option<&[u8]>,
+    ) -> Vec<(Vec<u8>, PendingWrite)> {
+        Vec::new()
+    }
+
+    /// The engine snapshot `SnapshotWithThreadMode::new` holds: a new one,
+    /// or a transaction's own (`None` if it has none). Internal to AlexDB.
+    #[doc(hidden)]
+    fn snapshot_internal(&self) -> Option<Arc<alexdb_engine::Snapshot>> {
+        Some(self.core().snapshot())
+    }
 
     /// Reads `key` from the default column family.
     fn get_opt<K: AsRef<[u8]>>(

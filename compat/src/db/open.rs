@@ -22,8 +22,10 @@ use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
 
 /// How a database is opened.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
+pub(crate) enum Access {
+    /// Reads and writes.
     ReadWrite,
+    /// Reads only.
     ReadOnly,
 }
 
@@ -236,6 +238,25 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     where
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
+        let (core, handles) = open_core(opts, path, cfs, access)?;
+        Ok(Self::from_parts(core, handles, path.to_path_buf()))
+    }
+}
+
+/// Opens the engine database at `path` with the column families `cfs` (the
+/// `"default"` family is added if not named), for every kind of database
+/// handle. Returns it with the column family handles to hand out: none if
+/// `cfs` named no family, as in RocksDB.
+pub(crate) fn open_core<I>(
+    opts: &Options,
+    path: &Path,
+    cfs: I,
+    access: Access,
+) -> Result<(Core, BTreeMap<String, u32>), Error>
+where
+    I: IntoIterator<Item = ColumnFamilyDescriptor>,
+{
+    {
         let mut cfs: Vec<ColumnFamilyDescriptor> = cfs.into_iter().collect();
         let named = !cfs.is_empty();
         if !named {
@@ -267,7 +288,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
             BTreeMap::new()
         };
         let core = Core::new(engine, access == Access::ReadOnly, families);
-        Ok(Self::from_parts(core, handles, path.to_path_buf()))
+        Ok((core, handles))
     }
 }
 
@@ -312,6 +333,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let name = name.to_string_lossy();
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
+                || name.starts_with(alexdb_engine::PREPARED_PREFIX)
                 || alexdb_engine::segment::parse_file_name(&name).is_some();
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {
@@ -339,7 +361,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 }
 
 /// Descriptors with default options for each name.
-fn default_descriptors<I, N>(cfs: I) -> impl Iterator<Item = ColumnFamilyDescriptor>
+pub(crate) fn default_descriptors<I, N>(cfs: I) -> impl Iterator<Item = ColumnFamilyDescriptor>
 where
     I: IntoIterator<Item = N>,
     N: AsRef<str>,

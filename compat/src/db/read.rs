@@ -1,10 +1,7 @@
 //! Point reads, multi-reads, iterators and snapshots.
 
 use super::{DBAccess, DBCommon, DBInner, ThreadMode};
-use crate::{
-    AsColumnFamilyRef, DBIteratorWithThreadMode, DBPinnableSlice, DBRawIteratorWithThreadMode,
-    Direction, Error, IteratorMode, ReadOptions, SnapshotWithThreadMode,
-};
+use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions, SnapshotWithThreadMode};
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// Reads `key` from the default column family.
@@ -188,119 +185,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         )
     }
 
-    /// An iterator over the default column family.
-    pub fn iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_opt(mode, ReadOptions::default())
-    }
-
-    /// An iterator over the default column family, with read options.
-    pub fn iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-        readopts: ReadOptions,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new(self, readopts, mode)
-    }
-
-    /// An iterator over column family `cf`, with read options (note the
-    /// argument order, as in rocksdb).
-    pub fn iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new_cf(self, cf_handle.cf_id(), readopts, mode)
-    }
-
-    /// An iterator with `total_order_seek` set (AlexDB always iterates in
-    /// total order).
-    pub fn full_iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_opt(mode, opts)
-    }
-
-    /// An iterator forward from `prefix` with `prefix_same_as_start` set: it
-    /// stops when the prefix under the prefix extractor changes, and scans
-    /// to the end when there is no prefix extractor, as in rocksdb.
-    pub fn prefix_iterator<'a: 'b, 'b, P: AsRef<[u8]>>(
-        &'a self,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        let mode = IteratorMode::From(prefix.as_ref(), Direction::Forward);
-        self.iterator_opt(mode, opts)
-    }
-
-    /// An iterator over column family `cf`.
-    pub fn iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_cf_opt(cf_handle, ReadOptions::default(), mode)
-    }
-
-    /// [`Self::full_iterator`] over column family `cf`.
-    pub fn full_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        mode: IteratorMode,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_cf_opt(cf_handle, opts, mode)
-    }
-
-    /// [`Self::prefix_iterator`] over column family `cf`.
-    pub fn prefix_iterator_cf<'a, P: AsRef<[u8]>>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'a, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        let mode = IteratorMode::From(prefix.as_ref(), Direction::Forward);
-        self.iterator_cf_opt(cf_handle, opts, mode)
-    }
-
-    /// A raw iterator over the default column family (not yet positioned).
-    pub fn raw_iterator<'a: 'b, 'b>(&'a self) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iterator_opt(ReadOptions::default())
-    }
-
-    /// A raw iterator over column family `cf`.
-    pub fn raw_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iterator_cf_opt(cf_handle, ReadOptions::default())
-    }
-
-    /// A raw iterator over the default column family, with read options.
-    pub fn raw_iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        DBRawIteratorWithThreadMode::new(self, readopts)
-    }
-
-    /// A raw iterator over column family `cf`, with read options.
-    pub fn raw_iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf_handle: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        DBRawIteratorWithThreadMode::new_cf(self, cf_handle.cf_id(), readopts)
-    }
+    crate::db::iterator_methods::iterator_methods!();
 
     /// Takes a snapshot: a frozen view of every column family.
     pub fn snapshot(&self) -> SnapshotWithThreadMode<'_, Self> {

@@ -6,7 +6,7 @@
 //! write is still logged (and survives a process crash).
 
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
-use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteOptions};
+use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteBatchWithIndex, WriteOptions};
 
 /// The default column family's id.
 const DEFAULT_CF: u32 = 0;
@@ -20,10 +20,9 @@ enum Single<'k> {
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
         let mut batch = WriteBatch::default();
-        let cf = RawCf(cf);
         match op {
-            Single::Put(key, value) => batch.put_cf(&cf, key, value),
-            Single::Delete(key) => batch.delete_cf(&cf, key),
+            Single::Put(key, value) => batch.put_in(cf, key, value),
+            Single::Delete(key) => batch.delete_in(cf, key),
         }
         self.core().write(&batch, writeopts)
     }
@@ -205,9 +204,8 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         to: K,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        let mut batch = WriteBatch::default();
-        batch.delete_range_cf(cf, from, to);
-        self.core().write(&batch, writeopts)
+        self.core()
+            .delete_range(cf.cf_id(), from.as_ref(), to.as_ref(), writeopts)
     }
 
     /// Removes the keys in `[from, to)` from column family `cf`.
@@ -230,23 +228,24 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         self.write_opt(batch, &WriteOptions::default())
     }
 
+    /// Applies the writes of `wbwi` atomically (it stays as it was).
+    pub fn write_wbwi(&self, wbwi: &WriteBatchWithIndex) -> Result<(), Error> {
+        self.write_wbwi_opt(wbwi, &WriteOptions::default())
+    }
+
+    /// [`Self::write_wbwi`] with write options.
+    pub fn write_wbwi_opt(
+        &self,
+        wbwi: &WriteBatchWithIndex,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.core().write(wbwi.batch(), writeopts)
+    }
+
     /// Applies `batch` with `disable_wal` set (AlexDB still logs it).
     pub fn write_without_wal(&self, batch: WriteBatch) -> Result<(), Error> {
         let mut writeopts = WriteOptions::new();
         writeopts.disable_wal(true);
         self.write_opt(batch, &writeopts)
-    }
-}
-
-/// A column family known only by id, to address batch records.
-struct RawCf(u32);
-
-impl AsColumnFamilyRef for RawCf {
-    fn cf_id(&self) -> u32 {
-        self.0
-    }
-
-    fn cf_name(&self) -> &str {
-        ""
     }
 }

@@ -51,7 +51,7 @@ impl Default for ReadOptions {
 impl ReadOptions {
     /// Makes reads and iterators see the database as of `snapshot`.
     pub fn set_snapshot<D: DBAccess>(&mut self, snapshot: &SnapshotWithThreadMode<'_, D>) {
-        self.snapshot = Some(snapshot.engine_snapshot());
+        self.snapshot = snapshot.engine_snapshot();
     }
 
     /// Accepted for compatibility; AlexDB has no block cache to fill, so

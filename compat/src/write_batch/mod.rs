@@ -3,10 +3,13 @@
 //! [`WriteBatchWithTransaction::data`] and
 //! [`WriteBatchWithTransaction::from_data`] exchange bytes with real RocksDB.
 
+mod key_index;
 mod rep;
 
 use crate::column_family::AsColumnFamilyRef;
 
+pub(crate) use key_index::KeyIndex;
+pub use key_index::PendingWrite;
 #[allow(unused_imports, reason = "the DB layer applies batches through these")]
 pub(crate) use rep::{BatchOp, Ops, decode_all};
 use rep::{BatchOp as Op, tag};
@@ -233,15 +236,41 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         rep::ensure_header(&mut self.rep);
     }
 
+    /// Sets `key` to `value` in the column family with id `cf`.
+    pub(crate) fn put_in(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.append(PUT, cf, &[key, value]);
+    }
+
+    /// Deletes `key` from the column family with id `cf`.
+    pub(crate) fn delete_in(&mut self, cf: u32, key: &[u8]) {
+        self.append(DELETE, cf, &[key]);
+    }
+
+    /// Adds the merge operand `value` for `key` in the column family with id `cf`.
+    pub(crate) fn merge_in(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.append(MERGE, cf, &[key, value]);
+    }
+
+    /// Where the batch ends now, for [`Self::truncate_to`].
+    pub(crate) fn mark(&self) -> BatchMark {
+        BatchMark {
+            len: self.rep.len(),
+            count: rep::count(&self.rep),
+        }
+    }
+
+    /// Drops every record appended after `mark` was taken.
+    pub(crate) fn truncate_to(&mut self, mark: BatchMark) {
+        self.rep.truncate(mark.len.max(rep::HEADER_LEN));
+        rep::ensure_header(&mut self.rep);
+        rep::set_count(&mut self.rep, mark.count);
+    }
+
     fn append(&mut self, tags: (u8, u8), cf: u32, operands: &[&[u8]]) {
         rep::append(&mut self.rep, tags, cf, operands);
     }
 
-    /// The decoded records, for the database to apply.
-    #[allow(
-        dead_code,
-        reason = "for get_updates_since and transactions, not implemented yet"
-    )]
+    /// The decoded records, in order.
     pub(crate) fn ops(&self) -> Ops<'_> {
         Ops::new(&self.rep)
     }
@@ -266,7 +295,19 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     }
 }
 
+/// A position in a batch: its length and record count at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BatchMark {
+    len: usize,
+    count: u32,
+}
+
 impl WriteBatchWithTransaction<false> {
+    /// Removes the keys in `[from, to)` from the column family with id `cf`.
+    pub(crate) fn delete_range_in(&mut self, cf: u32, from: &[u8], to: &[u8]) {
+        self.append(DELETE_RANGE, cf, &[from, to]);
+    }
+
     /// Removes the keys in `[from, to)` from the default column family.
     pub fn delete_range<K: AsRef<[u8]>>(&mut self, from: K, to: K) {
         self.append(DELETE_RANGE, DEFAULT_CF, &[from.as_ref(), to.as_ref()]);

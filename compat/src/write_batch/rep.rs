@@ -82,7 +82,7 @@ pub(crate) fn count(rep: &[u8]) -> u32 {
 }
 
 /// Overwrites the record count in the header.
-fn set_count(rep: &mut [u8], count: u32) {
+pub(crate) fn set_count(rep: &mut [u8], count: u32) {
     rep[COUNT_OFFSET..HEADER_LEN].copy_from_slice(&count.to_le_bytes());
 }
 

@@ -10,11 +10,14 @@
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 
-use alexdb_engine::Cursor;
+mod overlay;
 
-use crate::db::errors::from_engine_ref;
+use overlay::OverlayCursor;
+pub(crate) use overlay::merge_unsupported;
+
 use crate::db::{DB, DBAccess};
 use crate::slice_transform::SliceTransform;
+use crate::write_batch::KeyIndex;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
 /// A raw iterator of a [`DB`].
@@ -29,13 +32,15 @@ pub type DBRawIterator<'a> = DBRawIteratorWithThreadMode<'a, DB>;
 /// when the column family has a prefix extractor. `next` and `prev` do
 /// nothing when the iterator is not valid.
 pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
-    cursor: Result<Cursor, Error>,
+    cursor: Result<OverlayCursor, Error>,
     /// The prefix extractor, when iteration must stay within one prefix.
     prefix_extractor: Option<SliceTransform>,
     /// The prefix the iterator must stay within, set by the last seek.
     prefix: Option<Vec<u8>>,
     /// The iterator left the prefix and is no longer valid.
     left_prefix: bool,
+    /// The read options' bounds, `[lower, upper)`.
+    bounds: (Option<Vec<u8>>, Option<Vec<u8>>),
     db: PhantomData<&'a D>,
 }
 
@@ -51,25 +56,46 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         } else {
             None
         };
+        let pending = db.pending_writes_internal(
+            cf,
+            readopts.iterate_lower_bound.as_deref(),
+            readopts.iterate_upper_bound.as_deref(),
+        );
         Self {
-            cursor: core.cursor(cf, &readopts),
+            cursor: core
+                .cursor(cf, &readopts)
+                .map(|cursor| OverlayCursor::new(cursor, pending)),
             prefix_extractor,
             prefix: None,
             left_prefix: false,
+            bounds: (readopts.iterate_lower_bound, readopts.iterate_upper_bound),
             db: PhantomData,
         }
+    }
+
+    /// Lays the pending writes of column family `cf` in `index` over this
+    /// iterator (they win over whatever it saw for the same key), within
+    /// its bounds, and unpositions it.
+    pub(crate) fn lay_over(mut self, index: &KeyIndex, cf: u32) -> Self {
+        let (lower, upper) = (self.bounds.0.as_deref(), self.bounds.1.as_deref());
+        let newer = index.range(cf, lower, upper);
+        if let Ok(cursor) = &mut self.cursor {
+            cursor.lay_over(newer);
+        }
+        self.left_prefix = false;
+        self
     }
 
     /// Whether the iterator is on an entry. It is not after a move past
     /// either end of its range, or after an error (see [`Self::status`]).
     pub fn valid(&self) -> bool {
-        !self.left_prefix && self.cursor.as_ref().is_ok_and(Cursor::valid)
+        !self.left_prefix && self.cursor.as_ref().is_ok_and(OverlayCursor::valid)
     }
 
     /// The error that invalidated the iterator, if any. A seek clears it.
     pub fn status(&self) -> Result<(), Error> {
         match &self.cursor {
-            Ok(cursor) => cursor.status().map_err(from_engine_ref),
+            Ok(cursor) => cursor.status(),
             Err(e) => Err(e.clone()),
         }
     }
@@ -145,8 +171,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if self.left_prefix {
             return None;
         }
-        let entry = self.cursor.as_ref().ok()?.entry()?;
-        Some((entry.key(), entry.value()))
+        self.cursor.as_ref().ok()?.item()
     }
 
     /// Sets the prefix to stay within after a seek: the seek key's prefix,
@@ -158,8 +183,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         };
         let target = match target {
             Some(target) => target,
-            None => match self.cursor.as_ref().ok().and_then(Cursor::entry) {
-                Some(entry) => entry.key(),
+            None => match self.cursor.as_ref().ok().and_then(OverlayCursor::item) {
+                Some((key, _)) => key,
                 None => return,
             },
         };
@@ -172,8 +197,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         let (Some(extractor), Some(prefix)) = (&self.prefix_extractor, &self.prefix) else {
             return;
         };
-        if let Some(entry) = self.cursor.as_ref().ok().and_then(Cursor::entry) {
-            self.left_prefix = extractor.prefix(entry.key()) != Some(prefix.as_slice());
+        if let Some((key, _)) = self.cursor.as_ref().ok().and_then(OverlayCursor::item) {
+            self.left_prefix = extractor.prefix(key) != Some(prefix.as_slice());
         }
     }
 }
@@ -202,6 +227,22 @@ impl<'a, D: DBAccess> DBIteratorWithThreadMode<'a, D> {
 
     pub(crate) fn new_cf(db: &'a D, cf: u32, readopts: ReadOptions, mode: IteratorMode) -> Self {
         Self::from_raw(DBRawIteratorWithThreadMode::new_cf(db, cf, readopts), mode)
+    }
+
+    /// An iterator over column family `cf` with `total_order_seek` set.
+    pub(crate) fn total_order(db: &'a D, cf: u32, mode: IteratorMode) -> Self {
+        let mut opts = ReadOptions::default();
+        opts.set_total_order_seek(true);
+        Self::new_cf(db, cf, opts, mode)
+    }
+
+    /// An iterator forward from `prefix` over column family `cf` with
+    /// `prefix_same_as_start` set: it stops when the prefix under the
+    /// prefix extractor changes, and scans to the end when there is none.
+    pub(crate) fn within_prefix(db: &'a D, cf: u32, prefix: &[u8]) -> Self {
+        let mut opts = ReadOptions::default();
+        opts.set_prefix_same_as_start(true);
+        Self::new_cf(db, cf, opts, IteratorMode::From(prefix, Direction::Forward))
     }
 
     fn from_raw(raw: DBRawIteratorWithThreadMode<'a, D>, mode: IteratorMode) -> Self {
