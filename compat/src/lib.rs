@@ -25,9 +25,12 @@
 //! (errors, options, write batches, column family handles, property names)
 //! needs no open database.
 
+pub mod backup;
+pub mod checkpoint;
 pub mod compaction_filter;
 pub mod compaction_filter_factory;
 pub mod merge_operator;
+pub mod perf;
 pub mod properties;
 pub mod statistics;
 pub mod storage;
@@ -45,6 +48,7 @@ mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
 mod snapshot;
+mod wal_iterator;
 mod write_batch;
 
 pub use crate::column_family::{
@@ -72,10 +76,12 @@ pub use crate::options::{
     UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions,
     WriteBufferManager, WriteOptions,
 };
+pub use crate::perf::{PerfContext, PerfMetric, PerfStatsLevel};
 pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::wal_iterator::DBWALIterator;
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };

@@ -5,7 +5,7 @@
 //! rocksdb crate 0.25 defines them, including its `CFSTATS` constant, which
 //! spells the name in capitals (`"rocksdb.CFSTATS"`).
 
-use crate::prop_name::{PropName, PropertyName};
+pub use crate::prop_name::{PropName, PropertyName};
 
 macro_rules! property {
     ($suffix:literal) => {

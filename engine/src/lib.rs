@@ -23,6 +23,7 @@
 
 pub mod batch;
 mod batch_plan;
+pub mod checkpoint;
 mod compaction;
 mod db;
 pub mod error;
@@ -32,6 +33,7 @@ pub mod io;
 pub mod iter;
 pub mod keyspace;
 pub mod location;
+pub mod log_reader;
 mod log_writer;
 pub mod mvcc;
 pub mod options;
@@ -43,10 +45,12 @@ pub mod snapshot;
 pub mod stats;
 
 pub use batch::WriteBatch;
+pub use checkpoint::CheckpointFile;
 pub use db::{Db, LOCK_FILE};
 pub use error::{Error, Result};
 pub use iter::{Cursor, Entry, KeyRange};
 pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
+pub use log_reader::{BatchLog, LoggedBatch, LoggedRecord};
 pub use options::{MAX_KEY_BYTES, MAX_VALUE_BYTES, Options, WriteOptions};
 pub use read::{PinnedValue, ValueRef};
 pub use snapshot::Snapshot;

@@ -4,11 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Instant;
 
 use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef};
 
 use crate::db::errors::IntoRocks;
+use crate::perf::{PerfMetric, count_perf};
 use crate::slice_transform::SliceTransform;
+use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::write_batch::{BatchOp, decode_all};
 use crate::{Error, ReadOptions, WriteBatch, WriteOptions};
 
@@ -27,15 +30,28 @@ pub struct Core {
     pub(crate) engine: Db,
     read_only: bool,
     families: RwLock<BTreeMap<u32, FamilyInfo>>,
+    /// Where reads and writes are counted, if statistics are enabled.
+    statistics: Option<Arc<Statistics>>,
 }
 
 impl Core {
-    pub(crate) fn new(engine: Db, read_only: bool, families: BTreeMap<u32, FamilyInfo>) -> Self {
+    pub(crate) fn new(
+        engine: Db,
+        read_only: bool,
+        families: BTreeMap<u32, FamilyInfo>,
+        statistics: Option<Arc<Statistics>>,
+    ) -> Self {
         Self {
             engine,
             read_only,
             families: RwLock::new(families),
+            statistics,
         }
+    }
+
+    /// The statistics collector, if statistics are enabled.
+    pub(crate) fn statistics(&self) -> Option<&Statistics> {
+        self.statistics.as_deref()
     }
 
     /// The column families, by id.
@@ -77,10 +93,13 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<ValueRef>, Error> {
-        match &readopts.snapshot {
-            Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks(),
-            None => self.engine.get(KeyspaceId(cf), key).rocks(),
-        }
+        let started = Instant::now();
+        let value = match &readopts.snapshot {
+            Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks()?,
+            None => self.engine.get(KeyspaceId(cf), key).rocks()?,
+        };
+        self.count_read(started, value.as_deref().map(<[u8]>::len));
+        Ok(value)
     }
 
     /// Reads `key` from column family `cf` into an owned buffer. Unlike
@@ -92,11 +111,24 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
+        let started = Instant::now();
         let value = match &readopts.snapshot {
             Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
         };
-        Ok(value.map(|v| v.to_vec()))
+        let value = value.map(|v| v.to_vec());
+        self.count_read(started, value.as_deref().map(<[u8]>::len));
+        Ok(value)
+    }
+
+    /// Counts one point read that found `found` bytes (or nothing).
+    fn count_read(&self, started: Instant, found: Option<usize>) {
+        count_perf(PerfMetric::GetReadBytes, found.unwrap_or(0) as u64);
+        if let Some(stats) = self.statistics() {
+            stats.add(Ticker::NumberKeysRead, 1);
+            stats.add(Ticker::BytesRead, found.unwrap_or(0) as u64);
+            stats.record_micros(Histogram::DbGet, started.elapsed());
+        }
     }
 
     /// Whether column family `cf` holds `key`, read without copying.
@@ -154,7 +186,20 @@ impl Core {
         let engine_opts = alexdb_engine::WriteOptions {
             sync: writeopts.sync(),
         };
-        self.engine.write(&engine_batch, &engine_opts).rocks()
+        let started = Instant::now();
+        self.engine.write(&engine_batch, &engine_opts).rocks()?;
+        self.count_write(started, batch, writeopts.sync());
+        Ok(())
+    }
+
+    /// Counts one applied write batch.
+    fn count_write(&self, started: Instant, batch: &WriteBatch, synced: bool) {
+        if let Some(stats) = self.statistics() {
+            stats.add(Ticker::NumberKeysWritten, batch.len() as u64);
+            stats.add(Ticker::BytesWritten, batch.size_in_bytes() as u64);
+            stats.add(Ticker::WalFileSynced, u64::from(synced));
+            stats.record_micros(Histogram::DbWrite, started.elapsed());
+        }
     }
 }
 

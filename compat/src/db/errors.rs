@@ -44,6 +44,9 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         EngineError::Corruption { .. } => Error::corruption(error),
         EngineError::NotADatabase { .. } => Error::invalid_argument(error),
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
+        EngineError::HistoryGone { .. } => {
+            Error::not_found(format_args!("Gap in sequence numbers ({error})"))
+        }
         other => Error::io(other),
     }
 }

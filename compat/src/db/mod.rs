@@ -11,6 +11,7 @@ mod admin;
 mod column_families;
 pub(crate) mod core;
 pub(crate) mod errors;
+mod history;
 mod open;
 mod read;
 mod write;

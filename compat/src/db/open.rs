@@ -266,7 +266,12 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         } else {
             BTreeMap::new()
         };
-        let core = Core::new(engine, access == Access::ReadOnly, families);
+        let core = Core::new(
+            engine,
+            access == Access::ReadOnly,
+            families,
+            opts.statistics.clone(),
+        );
         Ok(Self::from_parts(core, handles, path.to_path_buf()))
     }
 }

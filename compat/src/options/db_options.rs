@@ -21,7 +21,7 @@ use crate::comparator::{Comparator, CompareFn, CompareTsFn, CompareWithoutTsFn};
 use crate::cstr_like::{CStrLike, name_to_string};
 use crate::merge_operator::{MergeFn, MergeOperator};
 use crate::slice_transform::SliceTransform;
-use crate::statistics::StatsLevel;
+use crate::statistics::{Histogram, HistogramData, Statistics, StatsLevel, Ticker};
 
 use super::cache::Cache;
 use super::enums::DBRecoveryMode;
@@ -67,7 +67,9 @@ pub struct Options {
     pub(crate) merge_operator: Option<MergeOperator>,
     pub(crate) comparator: Option<Comparator>,
     pub(crate) compaction_filter: Option<CompactionFilter>,
-    pub(crate) statistics_enabled: bool,
+    /// The collector every database opened with these options counts into
+    /// (shared by clones), once `enable_statistics` is called.
+    pub(crate) statistics: Option<Arc<Statistics>>,
     pub(crate) track_and_verify_wals_in_manifest: bool,
     pub(crate) write_dbid_to_manifest: bool,
 }
@@ -93,7 +95,7 @@ impl Default for Options {
             merge_operator: None,
             comparator: None,
             compaction_filter: None,
-            statistics_enabled: false,
+            statistics: None,
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
         }
@@ -351,20 +353,35 @@ impl Options {
         });
     }
 
-    /// Turns statistics collection on; [`Options::get_statistics`] then
-    /// returns a report.
+    /// Turns statistics collection on: databases opened with these options
+    /// (or a clone of them) count into one shared collector, read with
+    /// [`Options::get_statistics`], [`Options::get_ticker_count`] and
+    /// [`Options::get_histogram_data`].
     pub fn enable_statistics(&mut self) {
-        self.statistics_enabled = true;
+        self.statistics.get_or_insert_with(Default::default);
     }
 
-    /// The statistics report, or `None` when statistics are not enabled.
+    /// The statistics in RocksDB's text format (one `<ticker> COUNT : <n>`
+    /// line per ticker, then one `<histogram> P50 : ... SUM : <n>` line per
+    /// histogram), or `None` when statistics are not enabled.
     pub fn get_statistics(&self) -> Option<String> {
-        self.statistics_enabled
-            .then(|| String::from("AlexDB statistics: no counters collected\n"))
+        self.statistics.as_ref().map(|s| s.report())
     }
 
-    /// Accepted for compatibility; AlexDB collects no detailed statistics,
-    /// so this has no effect.
+    /// The count of `ticker` (0 when statistics are not enabled).
+    pub fn get_ticker_count(&self, ticker: Ticker) -> u64 {
+        self.statistics.as_ref().map_or(0, |s| s.ticker(ticker))
+    }
+
+    /// The summary of `histogram` (empty when statistics are not enabled).
+    pub fn get_histogram_data(&self, histogram: Histogram) -> HistogramData {
+        self.statistics
+            .as_ref()
+            .map_or_else(HistogramData::default, |s| s.histogram(histogram))
+    }
+
+    /// Accepted for compatibility: AlexDB's counters are cheap enough to
+    /// keep at every level, so the level changes nothing.
     pub fn set_statistics_level(&self, _level: StatsLevel) {}
 
     /// Records whether synced WAL files are tracked (AlexDB always checks

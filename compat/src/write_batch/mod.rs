@@ -209,6 +209,19 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         self.append(DELETE, cf.cf_id(), &[&key]);
     }
 
+    /// Removes `key` from the default column family, for keys put at most
+    /// once since their last deletion (RocksDB's single delete). AlexDB
+    /// applies it as a delete, which gives the same result whenever that
+    /// contract holds.
+    pub fn single_delete<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.append(SINGLE_DELETE, DEFAULT_CF, &[key.as_ref()]);
+    }
+
+    /// [`Self::single_delete`] in column family `cf`.
+    pub fn single_delete_cf<K: AsRef<[u8]>>(&mut self, cf: &impl AsColumnFamilyRef, key: K) {
+        self.append(SINGLE_DELETE, cf.cf_id(), &[key.as_ref()]);
+    }
+
     /// Removes `key` at timestamp `ts` from column family `cf`, for keys put
     /// at most once since their last deletion.
     pub fn singledelete_cf_with_ts<K: AsRef<[u8]>, S: AsRef<[u8]>>(
@@ -255,11 +268,18 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         rep::sequence(&self.rep)
     }
 
+    /// Adds a put to column family id `cf_id` (for batches read back from
+    /// the log).
+    pub(crate) fn put_in(&mut self, cf_id: u32, key: &[u8], value: &[u8]) {
+        self.append(PUT, cf_id, &[key, value]);
+    }
+
+    /// Adds a delete from column family id `cf_id`.
+    pub(crate) fn delete_in(&mut self, cf_id: u32, key: &[u8]) {
+        self.append(DELETE, cf_id, &[key]);
+    }
+
     /// Stores `sequence` in the batch header (as RocksDB does on write).
-    #[allow(
-        dead_code,
-        reason = "for get_updates_since and transactions, not implemented yet"
-    )]
     pub(crate) fn set_sequence(&mut self, sequence: u64) {
         rep::ensure_header(&mut self.rep);
         rep::set_sequence(&mut self.rep, sequence);
