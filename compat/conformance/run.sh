@@ -135,7 +135,8 @@ for file in "${files[@]}"; do
         fatal=1
     fi
     total_passed=$((total_passed + passed))
-    total_failed=$((total_failed + failed + (compiled == "no" ? 1 : 0)))
+    [[ "$compiled" == no ]] && failed=1
+    total_failed=$((total_failed + failed))
     total_excluded=$((total_excluded + excluded))
     rows+=("$(printf '| %-45s | %-8s | %6s | %6s | %8s | %-7s |' \
         "$file" "$compiled" "$passed" "$failed" "$excluded" "$status")")

@@ -54,5 +54,6 @@ pub(crate) fn create(core: &Core, path: &Path) -> Result<(), Error> {
     if path.exists() {
         return Err(Error::invalid_argument("Directory exists"));
     }
-    core.engine.checkpoint(path).rocks().map(drop)
+    core.engine.checkpoint(path).rocks()?;
+    crate::identity::copy(core.engine.path(), path)
 }

@@ -8,7 +8,6 @@
 //! values are borrowed straight from the memory-mapped segments.
 
 use std::iter::FusedIterator;
-use std::marker::PhantomData;
 
 use alexdb_engine::Cursor;
 
@@ -36,7 +35,22 @@ pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
     prefix: Option<Vec<u8>>,
     /// The iterator left the prefix and is no longer valid.
     left_prefix: bool,
-    db: PhantomData<&'a D>,
+    /// What a refresh, or a seek of a tailing iterator, reads from again.
+    source: CursorSource<'a, D>,
+}
+
+/// Where an iterator's cursor comes from, to make a new one at the latest
+/// state on `refresh` (and on every seek of a tailing iterator).
+struct CursorSource<'a, D: DBAccess> {
+    db: &'a D,
+    cf: u32,
+    readopts: ReadOptions,
+}
+
+impl<D: DBAccess> CursorSource<'_, D> {
+    fn cursor(&self) -> Result<Cursor, Error> {
+        self.db.core().cursor(self.cf, &self.readopts)
+    }
 }
 
 impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
@@ -56,8 +70,34 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
             prefix_extractor,
             prefix: None,
             left_prefix: false,
-            db: PhantomData,
+            source: CursorSource { db, cf, readopts },
         }
+    }
+
+    /// Moves the iterator to the latest state of the database; it is then
+    /// not positioned and must be sought again. An iterator made with a
+    /// snapshot stops using it (the snapshot itself stays valid), as in
+    /// rocksdb.
+    pub fn refresh(&mut self) -> Result<(), Error> {
+        self.source.readopts.snapshot = None;
+        self.cursor = self.source.cursor();
+        self.prefix = None;
+        self.left_prefix = false;
+        self.cursor.as_ref().map(drop).map_err(Clone::clone)
+    }
+
+    /// A tailing iterator (`ReadOptions::set_tailing`) reads the latest
+    /// state at every seek, so it sees the writes made since it was created.
+    fn renew_if_tailing(&mut self) {
+        if self.source.readopts.tailing && self.source.readopts.snapshot.is_none() {
+            self.cursor = self.source.cursor();
+        }
+    }
+
+    /// The user timestamp of the current entry: empty while valid (AlexDB
+    /// stores no user timestamps), `None` when not valid.
+    pub fn timestamp(&self) -> Option<&[u8]> {
+        self.valid().then_some(&[][..])
     }
 
     /// Whether the iterator is on an entry. It is not after a move past
@@ -76,6 +116,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the first key of the range.
     pub fn seek_to_first(&mut self) {
+        self.renew_if_tailing();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_to_first();
         }
@@ -84,6 +125,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the last key of the range.
     pub fn seek_to_last(&mut self) {
+        self.renew_if_tailing();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_to_last();
         }
@@ -92,6 +134,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the first key `>= key`.
     pub fn seek<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.renew_if_tailing();
         let key = key.as_ref();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek(key);
@@ -101,6 +144,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the last key `<= key`.
     pub fn seek_for_prev<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.renew_if_tailing();
         let key = key.as_ref();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_for_prev(key);
@@ -240,6 +284,15 @@ impl<'a, D: DBAccess> DBIteratorWithThreadMode<'a, D> {
     /// Whether the underlying raw iterator is on an entry.
     pub fn valid(&self) -> bool {
         self.raw.valid()
+    }
+
+    /// Moves to the latest state of the database (see
+    /// [`DBRawIteratorWithThreadMode::refresh`]), then repositions as
+    /// `mode` says.
+    pub fn refresh(&mut self, mode: IteratorMode) -> Result<(), Error> {
+        self.raw.refresh()?;
+        self.set_mode(mode);
+        Ok(())
     }
 }
 

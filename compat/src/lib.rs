@@ -37,10 +37,12 @@ pub mod storage;
 
 mod column_family;
 mod comparator;
+mod cslice;
 mod cstr_like;
 mod db;
 mod db_iterator;
 mod error;
+mod identity;
 mod iter_range;
 mod iterator_mode;
 mod options;
@@ -48,6 +50,7 @@ mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
 mod snapshot;
+mod sst_file_writer;
 mod wal_iterator;
 mod write_batch;
 
@@ -58,7 +61,8 @@ pub use crate::column_family::{
 pub use crate::compaction_filter::Decision as CompactionDecision;
 pub use crate::cstr_like::CStrLike;
 pub use crate::db::{
-    DB, DBAccess, DBCommon, DBWithThreadMode, LiveFile, MultiThreaded, SingleThreaded, ThreadMode,
+    DB, DBAccess, DBCommon, DBWithThreadMode, LiveFile, MultiThreaded, Range, SingleThreaded,
+    ThreadMode,
 };
 pub use crate::db_iterator::{
     DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
@@ -81,6 +85,7 @@ pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::sst_file_writer::SstFileWriter;
 pub use crate::wal_iterator::DBWALIterator;
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,

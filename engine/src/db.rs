@@ -11,6 +11,7 @@ use crate::batch::{WriteBatch, check_key};
 use crate::checkpoint::{self, CheckpointFile};
 use crate::compaction::{self, Compactor};
 use crate::error::{Error, Result};
+use crate::file_hold::FileHold;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SegmentHeader, SegmentKind};
 use crate::index::AlexIndex;
@@ -93,6 +94,12 @@ impl Db {
     /// [`Error::HistoryGone`] if compaction removed some of them.
     pub fn batches_since(&self, after: u64) -> Result<BatchLog> {
         log_reader::batches_since(&self.shared, after)
+    }
+
+    /// Keeps every segment file that exists now from being removed until
+    /// the returned hold is dropped (see `file_hold.rs`).
+    pub fn hold_files(&self) -> FileHold {
+        FileHold::new(self.shared.segments.load_full())
     }
 
     /// The options the database was opened with.

@@ -14,8 +14,7 @@ use alexdb_engine::{KeyspaceId, Stats};
 use super::errors::IntoRocks;
 use super::{DBCommon, DBInner, ThreadMode};
 use crate::{
-    AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, IngestExternalFileOptions,
-    WaitForCompactOptions,
+    AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, WaitForCompactOptions,
 };
 
 /// A data file of the database, as `live_files` reports it.
@@ -244,42 +243,6 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// (which AlexDB does not have) catch up.
     pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
         Err(Error::not_supported("Supported only by secondary instance"))
-    }
-
-    /// Not supported: AlexDB has no SST files to ingest. Fails with
-    /// `Not implemented`.
-    pub fn ingest_external_file<P: AsRef<Path>>(&self, paths: Vec<P>) -> Result<(), Error> {
-        self.ingest_external_file_opts(&IngestExternalFileOptions::default(), paths)
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_opts<P: AsRef<Path>>(
-        &self,
-        _opts: &IngestExternalFileOptions,
-        _paths: Vec<P>,
-    ) -> Result<(), Error> {
-        Err(Error::not_supported(
-            "AlexDB cannot ingest RocksDB SST files",
-        ))
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_cf<P: AsRef<Path>>(
-        &self,
-        _cf: &impl AsColumnFamilyRef,
-        paths: Vec<P>,
-    ) -> Result<(), Error> {
-        self.ingest_external_file(paths)
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_cf_opts<P: AsRef<Path>>(
-        &self,
-        _cf: &impl AsColumnFamilyRef,
-        opts: &IngestExternalFileOptions,
-        paths: Vec<P>,
-    ) -> Result<(), Error> {
-        self.ingest_external_file_opts(opts, paths)
     }
 
     /// Not supported: AlexDB's segment files are not SST files with levels

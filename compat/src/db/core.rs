@@ -3,10 +3,10 @@
 //! the handle is read-only). Every database operation goes through here.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
-use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef};
+use alexdb_engine::{Cursor, Db, FileHold, KeyRange, KeyspaceId, ValueRef};
 
 use crate::db::errors::IntoRocks;
 use crate::perf::{PerfMetric, count_perf};
@@ -32,6 +32,11 @@ pub struct Core {
     families: RwLock<BTreeMap<u32, FamilyInfo>>,
     /// Where reads and writes are counted, if statistics are enabled.
     statistics: Option<Arc<Statistics>>,
+    /// The database identity (`IDENTITY`).
+    pub(crate) identity: Vec<u8>,
+    /// One hold per `disable_file_deletions` not yet matched by an
+    /// `enable_file_deletions`.
+    pub(crate) file_holds: Mutex<Vec<FileHold>>,
 }
 
 impl Core {
@@ -40,12 +45,15 @@ impl Core {
         read_only: bool,
         families: BTreeMap<u32, FamilyInfo>,
         statistics: Option<Arc<Statistics>>,
+        identity: Vec<u8>,
     ) -> Self {
         Self {
             engine,
             read_only,
             families: RwLock::new(families),
             statistics,
+            identity,
+            file_holds: Mutex::new(Vec::new()),
         }
     }
 

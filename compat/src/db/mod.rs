@@ -12,8 +12,11 @@ mod column_families;
 pub(crate) mod core;
 pub(crate) mod errors;
 mod history;
+mod ingest;
+mod metadata;
 mod open;
 mod read;
+mod timestamps;
 mod write;
 
 use std::collections::BTreeMap;
@@ -26,6 +29,7 @@ use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 pub use self::admin::LiveFile;
 use self::core::Core;
+pub use self::metadata::Range;
 
 /// How a database holds its column family handles, which decides whether
 /// `create_cf`/`drop_cf` need `&mut self` ([`SingleThreaded`]) or `&self`

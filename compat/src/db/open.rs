@@ -266,11 +266,14 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         } else {
             BTreeMap::new()
         };
+        let read_only = access == Access::ReadOnly;
+        let identity = crate::identity::ensure(path, read_only)?;
         let core = Core::new(
             engine,
-            access == Access::ReadOnly,
+            read_only,
             families,
             opts.statistics.clone(),
+            identity,
         );
         Ok(Self::from_parts(core, handles, path.to_path_buf()))
     }
@@ -317,6 +320,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let name = name.to_string_lossy();
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
+                || name == crate::identity::IDENTITY_FILE
                 || alexdb_engine::segment::parse_file_name(&name).is_some();
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {

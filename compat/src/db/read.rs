@@ -1,6 +1,7 @@
 //! Point reads, multi-reads, iterators and snapshots.
 
 use super::{DBAccess, DBCommon, DBInner, ThreadMode};
+use crate::cslice::CSlice;
 use crate::{
     AsColumnFamilyRef, DBIteratorWithThreadMode, DBPinnableSlice, DBRawIteratorWithThreadMode,
     Direction, Error, IteratorMode, ReadOptions, SnapshotWithThreadMode,
@@ -186,6 +187,22 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             self.core().contains(cf.cf_id(), key.as_ref(), readopts),
             Ok(false)
         )
+    }
+
+    /// Whether `key` may exist in column family `cf`, with its value when
+    /// it does: AlexDB answers exactly, so the result is `(false, None)` or
+    /// `(true, Some(value))` (or `(true, None)` if the read failed).
+    pub fn key_may_exist_cf_opt_value<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        readopts: &ReadOptions,
+    ) -> (bool, Option<CSlice>) {
+        match self.core().get_copied(cf.cf_id(), key.as_ref(), readopts) {
+            Ok(Some(value)) => (true, Some(CSlice::new(value))),
+            Ok(None) => (false, None),
+            Err(_) => (true, None),
+        }
     }
 
     /// An iterator over the default column family.

@@ -279,6 +279,16 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         self.append(DELETE, cf_id, &[key]);
     }
 
+    /// Adds a merge operand to column family id `cf_id`.
+    pub(crate) fn merge_in(&mut self, cf_id: u32, key: &[u8], value: &[u8]) {
+        self.append(MERGE, cf_id, &[key, value]);
+    }
+
+    /// Adds a range delete of `[from, to)` to column family id `cf_id`.
+    pub(crate) fn delete_range_in(&mut self, cf_id: u32, from: &[u8], to: &[u8]) {
+        self.append(DELETE_RANGE, cf_id, &[from, to]);
+    }
+
     /// Stores `sequence` in the batch header (as RocksDB does on write).
     pub(crate) fn set_sequence(&mut self, sequence: u64) {
         rep::ensure_header(&mut self.rep);
