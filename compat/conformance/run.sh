@@ -9,8 +9,9 @@
 # that one file failing to compile hides nothing else.
 #
 #   compat/conformance/excluded.txt  tests skipped, each with its reason
-#   compat/conformance/pending.txt   files run and reported whose failures
-#                                    wait on another issue (not fatal)
+#   compat/conformance/pending.txt   files, or single tests, run and reported
+#                                    whose failures wait on an open issue
+#                                    (not fatal)
 #
 # Usage: compat/conformance/run.sh [test_file_stem ...]
 # Prints a per-file table and a final `N passed, N failed` line; exits
@@ -90,10 +91,20 @@ dev_dependencies() {
 } >"$scratch/Cargo.toml"
 
 # --- the lists ---------------------------------------------------------------
-# excluded.txt: `file test_name  reason...`; pending.txt: `file issue reason...`
+# excluded.txt: `file test_name  reason...`
+# pending.txt:  `file * issue reason...` (the whole file) or
+#               `file test_name issue reason...` (one test)
 list_entries() { grep -v '^[[:space:]]*\(#\|$\)' "$1" || true; }
 excluded_of() { list_entries "$here/excluded.txt" | awk -v f="$1" '$1 == f {print $2}'; }
-is_pending() { list_entries "$here/pending.txt" | awk -v f="$1" '$1 == f {found=1} END {exit !found}'; }
+file_pending() { list_entries "$here/pending.txt" | awk -v f="$1" '$1 == f && $2 == "*" {found=1} END {exit !found}'; }
+pending_tests_of() { list_entries "$here/pending.txt" | awk -v f="$1" '$1 == f && $2 != "*" {print $2}'; }
+# Whether every test that failed in log $2 is pending for file $1.
+failures_pending() {
+    local failed_tests pending
+    failed_tests="$(sed -n 's/^test \(.*\) \.\.\. FAILED$/\1/p' "$2" | sort -u)"
+    pending="$(pending_tests_of "$1" | sort -u)"
+    [[ -n "$failed_tests" ]] && [[ -z "$(comm -23 <(echo "$failed_tests") <(echo "$pending"))" ]]
+}
 
 if [[ $# -gt 0 ]]; then
     files=("$@")
@@ -112,7 +123,7 @@ for file in "${files[@]}"; do
     skips=()
     excluded=0
     for name in $(excluded_of "$file"); do skips+=(--skip "$name"); excluded=$((excluded + 1)); done
-    status="ok" compiled="yes" passed=0 failed=0
+    status="ok" compiled="yes" passed=0 failed=0 result=
     if ! "$cargo" test --manifest-path "$scratch/Cargo.toml" --profile "$profile" \
         --test "$file" --no-run >"$log" 2>&1; then
         compiled="no" status="FAIL"
@@ -129,7 +140,7 @@ for file in "${files[@]}"; do
         fi
         [[ "$failed" -gt 0 ]] && status="FAIL"
     fi
-    if [[ "$status" == FAIL ]] && is_pending "$file"; then
+    if [[ "$status" == FAIL ]] && { file_pending "$file" || { [[ -n "$result" ]] && failures_pending "$file" "$log"; }; }; then
         status="pending"
     elif [[ "$status" == FAIL ]]; then
         fatal=1

@@ -94,6 +94,27 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         }
     }
 
+    /// For a tailing iterator, moves to the latest state and re-finds the
+    /// current key with `seek`. Returns true if the key is gone and the
+    /// iterator already stands on its neighbour (the step is then done);
+    /// false if the caller still has to step off the current key.
+    fn renew_at_current_key(&mut self, seek: fn(&mut Cursor, &[u8])) -> bool {
+        if !self.source.readopts.tailing || self.source.readopts.snapshot.is_some() {
+            return false;
+        }
+        let Some(key) = self.key().map(<[u8]>::to_vec) else {
+            return false;
+        };
+        self.cursor = self.source.cursor();
+        let Ok(cursor) = &mut self.cursor else {
+            return true;
+        };
+        seek(cursor, &key);
+        cursor
+            .entry()
+            .is_none_or(|entry| entry.key() != key.as_slice())
+    }
+
     /// The user timestamp of the current entry: empty while valid (AlexDB
     /// stores no user timestamps), `None` when not valid.
     pub fn timestamp(&self) -> Option<&[u8]> {
@@ -157,6 +178,9 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
+        if self.renew_at_current_key(Cursor::seek) {
+            return self.check_prefix();
+        }
         if let Ok(cursor) = &mut self.cursor {
             cursor.forward();
         }
@@ -167,6 +191,9 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     pub fn prev(&mut self) {
         if !self.valid() {
             return;
+        }
+        if self.renew_at_current_key(Cursor::seek_for_prev) {
+            return self.check_prefix();
         }
         if let Ok(cursor) = &mut self.cursor {
             cursor.backward();

@@ -127,7 +127,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     fn compact_now(&self) {
         // A failed pass leaves the database consistent and is retried by the
-        // next compaction; the engine counts it in its statistics.
+        // next compaction; the engine counts it in its statistics. A failed
+        // filter pass changes nothing (its writes are one batch).
+        let _ = self.core().run_compaction_filters();
         let _ = self.core().engine.compact();
     }
 
@@ -137,19 +139,21 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Accepted and ignored: the options that can be changed at run time in
-    /// RocksDB are tuning knobs AlexDB does not have.
-    pub fn set_options(&self, _opts: &[(&str, &str)]) -> Result<(), Error> {
-        Ok(())
+    /// Checks the options as RocksDB does (known mutable option names,
+    /// parseable values, a non-empty list: else `Invalid argument`), then
+    /// accepts them: the options RocksDB can change at run time are tuning
+    /// knobs AlexDB does not have.
+    pub fn set_options(&self, opts: &[(&str, &str)]) -> Result<(), Error> {
+        crate::options::validate_set_options(opts)
     }
 
-    /// Accepted and ignored; see [`Self::set_options`].
+    /// [`Self::set_options`] for column family `cf`.
     pub fn set_options_cf(
         &self,
         _cf: &impl AsColumnFamilyRef,
-        _opts: &[(&str, &str)],
+        opts: &[(&str, &str)],
     ) -> Result<(), Error> {
-        Ok(())
+        crate::options::validate_set_options(opts)
     }
 
     /// A property of the default column family (or of the whole database),

@@ -20,6 +20,7 @@ impl Core {
         let info = FamilyInfo {
             name: name.to_owned(),
             prefix_extractor: opts.prefix_extractor.clone(),
+            compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
         };
         families.insert(id, info);
         Ok(id)

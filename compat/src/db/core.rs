@@ -9,6 +9,7 @@ use std::time::Instant;
 use alexdb_engine::{Cursor, Db, FileHold, KeyRange, KeyspaceId, ValueRef};
 
 use crate::db::errors::IntoRocks;
+use crate::options::SharedCompactionFilter;
 use crate::perf::{PerfMetric, count_perf};
 use crate::slice_transform::SliceTransform;
 use crate::statistics::{Histogram, Statistics, Ticker};
@@ -16,12 +17,24 @@ use crate::write_batch::{BatchOp, decode_all};
 use crate::{Error, ReadOptions, WriteBatch, WriteOptions};
 
 /// What the database remembers about one open column family.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct FamilyInfo {
     /// The column family's name.
     pub(crate) name: String,
     /// The prefix extractor of the options it was opened or created with.
     pub(crate) prefix_extractor: Option<SliceTransform>,
+    /// The compaction filter of those options, run by `compact_range`.
+    pub(crate) compaction_filter: Option<SharedCompactionFilter>,
+}
+
+impl std::fmt::Debug for FamilyInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FamilyInfo")
+            .field("name", &self.name)
+            .field("prefix_extractor", &self.prefix_extractor)
+            .field("compaction_filter", &self.compaction_filter.is_some())
+            .finish()
+    }
 }
 
 /// The open engine database behind a `DB`. Internal to AlexDB.

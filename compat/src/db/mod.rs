@@ -9,6 +9,7 @@
 
 mod admin;
 mod column_families;
+mod compaction_filters;
 pub(crate) mod core;
 pub(crate) mod errors;
 mod history;

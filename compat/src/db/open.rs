@@ -432,6 +432,11 @@ fn open_families(
         let info = FamilyInfo {
             name: cf.name.clone(),
             prefix_extractor: cf.options.prefix_extractor.clone(),
+            compaction_filter: cf
+                .options
+                .compaction_filter
+                .as_ref()
+                .map(|f| f.filter.clone()),
         };
         families.insert(id.0, info);
     }

@@ -36,9 +36,8 @@ pub(crate) type SharedCompactionFilter = Arc<Mutex<CompactionFilterBox>>;
 /// A named compaction filter, as stored in the options.
 #[derive(Clone)]
 pub(crate) struct CompactionFilter {
-    #[allow(dead_code, reason = "compaction filters are not run yet")]
+    #[allow(dead_code, reason = "kept for the options' Debug output")]
     pub(crate) name: String,
-    #[allow(dead_code, reason = "compaction filters are not run yet")]
     pub(crate) filter: SharedCompactionFilter,
 }
 

@@ -11,6 +11,7 @@ mod db_options;
 mod enums;
 mod env;
 mod read;
+mod set_options;
 mod table;
 mod tuning;
 mod write;
@@ -20,6 +21,7 @@ pub use compaction::{
     CompactOptions, FifoCompactOptions, UniversalCompactOptions, WaitForCompactOptions,
 };
 pub use db_options::Options;
+pub(crate) use db_options::SharedCompactionFilter;
 pub use enums::{
     BlockBasedIndexType, BlockBasedTablePinningTier, BottommostLevelCompaction, ChecksumType,
     CompactionPri, DBCompactionStyle, DBCompressionType, DBRecoveryMode, DataBlockIndexType,
@@ -27,5 +29,6 @@ pub use enums::{
 };
 pub use env::{DBPath, Env};
 pub use read::ReadOptions;
+pub(crate) use set_options::validate as validate_set_options;
 pub use table::{BlockBasedOptions, CuckooTableOptions, PlainTableFactoryOptions};
 pub use write::{FlushOptions, IngestExternalFileOptions, WriteOptions};
