@@ -1,8 +1,6 @@
 //! Statistics: the tickers and histograms AlexDB fills, shared through the
 //! options, and RocksDB's text report; perf counters and memory usage.
 
-mod common;
-
 use alexdb as rocksdb;
 
 use rocksdb::perf::{PerfStatsLevel, get_memory_usage_stats, set_perf_stats};
