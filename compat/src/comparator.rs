@@ -17,10 +17,6 @@ pub type CompareWithoutTsFn = dyn Fn(&[u8], bool, &[u8], bool) -> Ordering;
 #[derive(Clone)]
 pub(crate) struct Comparator {
     pub(crate) name: String,
-    #[allow(
-        dead_code,
-        reason = "used by the DB layer, which is still being written"
-    )]
     pub(crate) compare: Arc<CompareFn>,
     /// The timestamp size, for a timestamp-aware comparator.
     pub(crate) timestamp_size: usize,
@@ -36,6 +32,13 @@ pub(crate) struct Comparator {
 unsafe impl Send for Comparator {}
 // SAFETY: as for `Send` above.
 unsafe impl Sync for Comparator {}
+
+impl Comparator {
+    /// Orders `a` and `b`.
+    pub(crate) fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        (self.compare)(a, b)
+    }
+}
 
 impl fmt::Debug for Comparator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

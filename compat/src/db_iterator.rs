@@ -9,10 +9,8 @@
 
 use std::iter::FusedIterator;
 
-use alexdb_engine::Cursor;
-
-use crate::db::errors::from_engine_ref;
 use crate::db::{DB, DBAccess};
+use crate::family_cursor::FamilyCursor;
 use crate::slice_transform::SliceTransform;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
@@ -28,7 +26,7 @@ pub type DBRawIterator<'a> = DBRawIteratorWithThreadMode<'a, DB>;
 /// when the column family has a prefix extractor. `next` and `prev` do
 /// nothing when the iterator is not valid.
 pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
-    cursor: Result<Cursor, Error>,
+    cursor: Result<FamilyCursor, Error>,
     /// The prefix extractor, when iteration must stay within one prefix.
     prefix_extractor: Option<SliceTransform>,
     /// The prefix the iterator must stay within, set by the last seek.
@@ -48,7 +46,7 @@ struct CursorSource<'a, D: DBAccess> {
 }
 
 impl<D: DBAccess> CursorSource<'_, D> {
-    fn cursor(&self) -> Result<Cursor, Error> {
+    fn cursor(&self) -> Result<FamilyCursor, Error> {
         self.db.core().cursor(self.cf, &self.readopts)
     }
 }
@@ -98,7 +96,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// current key with `seek`. Returns true if the key is gone and the
     /// iterator already stands on its neighbour (the step is then done);
     /// false if the caller still has to step off the current key.
-    fn renew_at_current_key(&mut self, seek: fn(&mut Cursor, &[u8])) -> bool {
+    fn renew_at_current_key(&mut self, seek: fn(&mut FamilyCursor, &[u8])) -> bool {
         if !self.source.readopts.tailing || self.source.readopts.snapshot.is_some() {
             return false;
         }
@@ -111,8 +109,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         };
         seek(cursor, &key);
         cursor
-            .entry()
-            .is_none_or(|entry| entry.key() != key.as_slice())
+            .item()
+            .is_none_or(|(current, _)| current != key.as_slice())
     }
 
     /// The user timestamp of the current entry: empty while valid (AlexDB
@@ -124,13 +122,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// Whether the iterator is on an entry. It is not after a move past
     /// either end of its range, or after an error (see [`Self::status`]).
     pub fn valid(&self) -> bool {
-        !self.left_prefix && self.cursor.as_ref().is_ok_and(Cursor::valid)
+        !self.left_prefix && self.cursor.as_ref().is_ok_and(FamilyCursor::valid)
     }
 
     /// The error that invalidated the iterator, if any. A seek clears it.
     pub fn status(&self) -> Result<(), Error> {
         match &self.cursor {
-            Ok(cursor) => cursor.status().map_err(from_engine_ref),
+            Ok(cursor) => cursor.status(),
             Err(e) => Err(e.clone()),
         }
     }
@@ -178,7 +176,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if self.renew_at_current_key(Cursor::seek) {
+        if self.renew_at_current_key(FamilyCursor::seek) {
             return self.check_prefix();
         }
         if let Ok(cursor) = &mut self.cursor {
@@ -192,7 +190,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if self.renew_at_current_key(Cursor::seek_for_prev) {
+        if self.renew_at_current_key(FamilyCursor::seek_for_prev) {
             return self.check_prefix();
         }
         if let Ok(cursor) = &mut self.cursor {
@@ -216,8 +214,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if self.left_prefix {
             return None;
         }
-        let entry = self.cursor.as_ref().ok()?.entry()?;
-        Some((entry.key(), entry.value()))
+        self.cursor.as_ref().ok()?.item()
     }
 
     /// Sets the prefix to stay within after a seek: the seek key's prefix,
@@ -229,8 +226,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         };
         let target = match target {
             Some(target) => target,
-            None => match self.cursor.as_ref().ok().and_then(Cursor::entry) {
-                Some(entry) => entry.key(),
+            None => match self.cursor.as_ref().ok().and_then(FamilyCursor::item) {
+                Some((key, _)) => key,
                 None => return,
             },
         };
@@ -243,8 +240,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         let (Some(extractor), Some(prefix)) = (&self.prefix_extractor, &self.prefix) else {
             return;
         };
-        if let Some(entry) = self.cursor.as_ref().ok().and_then(Cursor::entry) {
-            self.left_prefix = extractor.prefix(entry.key()) != Some(prefix.as_slice());
+        if let Some((key, _)) = self.cursor.as_ref().ok().and_then(FamilyCursor::item) {
+            self.left_prefix = extractor.prefix(key) != Some(prefix.as_slice());
         }
     }
 }

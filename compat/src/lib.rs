@@ -42,6 +42,7 @@ mod cstr_like;
 mod db;
 mod db_iterator;
 mod error;
+mod family_cursor;
 mod identity;
 mod iter_range;
 mod iterator_mode;

@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
-use alexdb_engine::{Cursor, Db, FileHold, KeyRange, KeyspaceId, ValueRef};
+use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef};
 
+use crate::comparator::Comparator;
 use crate::db::errors::IntoRocks;
+use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::options::SharedCompactionFilter;
 use crate::perf::{PerfMetric, count_perf};
 use crate::slice_transform::SliceTransform;
@@ -25,6 +27,8 @@ pub(crate) struct FamilyInfo {
     pub(crate) prefix_extractor: Option<SliceTransform>,
     /// The compaction filter of those options, run by `compact_range`.
     pub(crate) compaction_filter: Option<SharedCompactionFilter>,
+    /// The custom key order of those options, if any (iterators follow it).
+    pub(crate) comparator: Option<Comparator>,
 }
 
 impl std::fmt::Debug for FamilyInfo {
@@ -33,6 +37,7 @@ impl std::fmt::Debug for FamilyInfo {
             .field("name", &self.name)
             .field("prefix_extractor", &self.prefix_extractor)
             .field("compaction_filter", &self.compaction_filter.is_some())
+            .field("comparator", &self.comparator)
             .finish()
     }
 }
@@ -171,16 +176,31 @@ impl Core {
     }
 
     /// A cursor over column family `cf` within the bounds of `readopts`, at
-    /// its snapshot if it names one (else at this moment).
-    pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<Cursor, Error> {
-        let range = KeyRange {
-            lower: readopts.iterate_lower_bound.clone(),
-            upper: readopts.iterate_upper_bound.clone(),
+    /// its snapshot if it names one (else at this moment), in the column
+    /// family's order (see `family_cursor.rs`).
+    pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
+        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
+        let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
+        let range = match comparator {
+            Some(_) => KeyRange::default(),
+            None => KeyRange {
+                lower: lower.clone(),
+                upper: upper.clone(),
+            },
         };
-        match &readopts.snapshot {
-            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks(),
-            None => self.engine.cursor(KeyspaceId(cf), range).rocks(),
-        }
+        let cursor = match &readopts.snapshot {
+            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks()?,
+            None => self.engine.cursor(KeyspaceId(cf), range).rocks()?,
+        };
+        Ok(match comparator {
+            None => FamilyCursor::Bytewise(cursor),
+            Some(comparator) => FamilyCursor::Sorted(SortedEntries::new(
+                cursor,
+                comparator,
+                lower.as_deref(),
+                upper.as_deref(),
+            )?),
+        })
     }
 
     /// A frozen view of the whole database.

@@ -367,10 +367,21 @@ fn secondary_unsupported(path: &Path) -> Error {
 /// AlexDB orders keys bytewise only; a custom comparator would silently
 /// change iteration order, so it is refused.
 fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
-    let custom = opts.comparator.is_some() || cfs.iter().any(|cf| cf.options.comparator.is_some());
-    if custom {
+    let all = std::iter::once(opts).chain(cfs.iter().map(|cf| &cf.options));
+    if let Some(name) = all
+        .filter_map(|o| o.compaction_filter_factory.as_ref())
+        .next()
+    {
+        return Err(Error::not_supported(format_args!(
+            "AlexDB does not run compaction filter factories ({name})"
+        )));
+    }
+    let with_ts = std::iter::once(opts)
+        .chain(cfs.iter().map(|cf| &cf.options))
+        .any(|o| o.comparator.as_ref().is_some_and(|c| c.timestamp_size > 0));
+    if with_ts {
         return Err(Error::not_supported(
-            "AlexDB orders keys bytewise and does not support custom comparators",
+            "AlexDB does not implement user-defined timestamps (set_comparator_with_ts)",
         ));
     }
     Ok(())
@@ -437,6 +448,7 @@ fn open_families(
                 .compaction_filter
                 .as_ref()
                 .map(|f| f.filter.clone()),
+            comparator: cf.options.comparator.clone(),
         };
         families.insert(id.0, info);
     }

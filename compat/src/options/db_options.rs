@@ -66,6 +66,9 @@ pub struct Options {
     pub(crate) merge_operator: Option<MergeOperator>,
     pub(crate) comparator: Option<Comparator>,
     pub(crate) compaction_filter: Option<CompactionFilter>,
+    /// The name of a compaction filter factory, which AlexDB cannot run:
+    /// opening with one fails with `Not implemented`.
+    pub(crate) compaction_filter_factory: Option<String>,
     /// The collector every database opened with these options counts into
     /// (shared by clones), once `enable_statistics` is called.
     pub(crate) statistics: Option<Arc<Statistics>>,
@@ -94,6 +97,7 @@ impl Default for Options {
             merge_operator: None,
             comparator: None,
             compaction_filter: None,
+            compaction_filter_factory: None,
             statistics: None,
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
