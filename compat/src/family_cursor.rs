@@ -17,7 +17,15 @@ use crate::comparator::Comparator;
 use crate::db::errors::from_engine_ref;
 
 /// A positioned reader over one column family's entries.
-pub(crate) enum FamilyCursor {
+pub(crate) struct FamilyCursor {
+    order: Order,
+    /// Bytes at the end of each value that are not the user's (a TTL
+    /// stamp), cut off by [`FamilyCursor::item`].
+    trim: usize,
+}
+
+/// How the entries are ordered.
+enum Order {
     /// Bytewise order: the engine's cursor.
     Bytewise(Cursor),
     /// A custom comparator's order: a sorted copy.
@@ -77,6 +85,22 @@ impl SortedEntries {
 }
 
 impl FamilyCursor {
+    /// Reads in bytewise order through the engine's cursor.
+    pub(crate) fn bytewise(cursor: Cursor, trim: usize) -> Self {
+        Self {
+            order: Order::Bytewise(cursor),
+            trim,
+        }
+    }
+
+    /// Reads a sorted copy.
+    pub(crate) fn sorted(entries: SortedEntries, trim: usize) -> Self {
+        Self {
+            order: Order::Sorted(entries),
+            trim,
+        }
+    }
+
     /// Whether the cursor is on an entry.
     pub(crate) fn valid(&self) -> bool {
         self.item().is_some()
@@ -84,60 +108,61 @@ impl FamilyCursor {
 
     /// The current key and value.
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value())),
-            FamilyCursor::Sorted(sorted) => sorted
+        let (key, value) = match &self.order {
+            Order::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value()))?,
+            Order::Sorted(sorted) => sorted
                 .at
                 .and_then(|at| sorted.entries.get(at))
-                .map(|(k, v)| (k.as_slice(), v.as_slice())),
-        }
+                .map(|(k, v)| (k.as_slice(), v.as_slice()))?,
+        };
+        Some((key, &value[..value.len().saturating_sub(self.trim)]))
     }
 
     /// The error that stopped the cursor, if any.
     pub(crate) fn status(&self) -> Result<(), Error> {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.status().map_err(from_engine_ref),
-            FamilyCursor::Sorted(_) => Ok(()),
+        match &self.order {
+            Order::Bytewise(cursor) => cursor.status().map_err(from_engine_ref),
+            Order::Sorted(_) => Ok(()),
         }
     }
 
     /// Positions at the first entry.
     pub(crate) fn seek_to_first(&mut self) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.seek_to_first(),
-            FamilyCursor::Sorted(sorted) => sorted.at = (!sorted.entries.is_empty()).then_some(0),
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_to_first(),
+            Order::Sorted(sorted) => sorted.at = (!sorted.entries.is_empty()).then_some(0),
         }
     }
 
     /// Positions at the last entry.
     pub(crate) fn seek_to_last(&mut self) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.seek_to_last(),
-            FamilyCursor::Sorted(sorted) => sorted.at = sorted.entries.len().checked_sub(1),
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_to_last(),
+            Order::Sorted(sorted) => sorted.at = sorted.entries.len().checked_sub(1),
         }
     }
 
     /// Positions at the first entry `>= key`.
     pub(crate) fn seek(&mut self, key: &[u8]) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.seek(key),
-            FamilyCursor::Sorted(sorted) => sorted.seek(key),
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek(key),
+            Order::Sorted(sorted) => sorted.seek(key),
         }
     }
 
     /// Positions at the last entry `<= key`.
     pub(crate) fn seek_for_prev(&mut self, key: &[u8]) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.seek_for_prev(key),
-            FamilyCursor::Sorted(sorted) => sorted.seek_for_prev(key),
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_for_prev(key),
+            Order::Sorted(sorted) => sorted.seek_for_prev(key),
         }
     }
 
     /// Moves to the next entry.
     pub(crate) fn forward(&mut self) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.forward(),
-            FamilyCursor::Sorted(sorted) => {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.forward(),
+            Order::Sorted(sorted) => {
                 let len = sorted.entries.len();
                 sorted.at = sorted.at.map(|at| at + 1).filter(|&next| next < len);
             }
@@ -146,9 +171,9 @@ impl FamilyCursor {
 
     /// Moves to the previous entry.
     pub(crate) fn backward(&mut self) {
-        match self {
-            FamilyCursor::Bytewise(cursor) => cursor.backward(),
-            FamilyCursor::Sorted(sorted) => sorted.at = sorted.at.and_then(|at| at.checked_sub(1)),
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.backward(),
+            Order::Sorted(sorted) => sorted.at = sorted.at.and_then(|at| at.checked_sub(1)),
         }
     }
 }

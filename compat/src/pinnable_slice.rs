@@ -14,13 +14,18 @@ use alexdb_engine::ValueRef;
 /// the lifetime ties it to its database, as in rocksdb.
 pub struct DBPinnableSlice<'a> {
     value: ValueRef,
+    /// Bytes of `value` that are the user's (a TTL stamp is not).
+    len: usize,
     db: PhantomData<&'a ()>,
 }
 
 impl DBPinnableSlice<'_> {
-    pub(crate) fn new(value: ValueRef) -> Self {
+    /// Wraps `value`, of which the last `trim` bytes are not the user's.
+    pub(crate) fn new(value: ValueRef, trim: usize) -> Self {
+        let len = value.len().saturating_sub(trim);
         Self {
             value,
+            len,
             db: PhantomData,
         }
     }
@@ -28,7 +33,7 @@ impl DBPinnableSlice<'_> {
 
 impl AsRef<[u8]> for DBPinnableSlice<'_> {
     fn as_ref(&self) -> &[u8] {
-        &self.value
+        &self.value[..self.len]
     }
 }
 
@@ -36,7 +41,7 @@ impl Deref for DBPinnableSlice<'_> {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.value
+        &self.value[..self.len]
     }
 }
 

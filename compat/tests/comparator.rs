@@ -46,7 +46,11 @@ fn iteration_follows_the_comparator() {
         b"cd",
         "seek_for_prev finds the last key not after bb in reverse order"
     );
-    assert_eq!(keys(db.iterator(IteratorMode::Start)), b"abcd", "default stays bytewise");
+    assert_eq!(
+        keys(db.iterator(IteratorMode::Start)),
+        b"abcd",
+        "default stays bytewise"
+    );
 
     let mut opts = ReadOptions::default();
     opts.set_iterate_lower_bound(b"c".to_vec());

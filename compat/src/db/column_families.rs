@@ -27,6 +27,7 @@ impl Core {
             prefix_extractor: opts.prefix_extractor.clone(),
             compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
             comparator: opts.comparator.clone(),
+            ttl: None,
         };
         families.insert(id, info);
         Ok(id)

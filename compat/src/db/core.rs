@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef};
 
 use crate::comparator::Comparator;
 use crate::db::errors::IntoRocks;
+use crate::db::ttl;
 use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::options::SharedCompactionFilter;
 use crate::perf::{PerfMetric, count_perf};
@@ -29,6 +30,8 @@ pub(crate) struct FamilyInfo {
     pub(crate) compaction_filter: Option<SharedCompactionFilter>,
     /// The custom key order of those options, if any (iterators follow it).
     pub(crate) comparator: Option<Comparator>,
+    /// How long its entries live, in a database opened with a TTL.
+    pub(crate) ttl: Option<Duration>,
 }
 
 impl std::fmt::Debug for FamilyInfo {
@@ -38,6 +41,7 @@ impl std::fmt::Debug for FamilyInfo {
             .field("prefix_extractor", &self.prefix_extractor)
             .field("compaction_filter", &self.compaction_filter.is_some())
             .field("comparator", &self.comparator)
+            .field("ttl", &self.ttl)
             .finish()
     }
 }
@@ -52,6 +56,8 @@ pub struct Core {
     statistics: Option<Arc<Statistics>>,
     /// The database identity (`IDENTITY`).
     pub(crate) identity: Vec<u8>,
+    /// Opened with a TTL: every put value carries its write time (`ttl.rs`).
+    pub(crate) stamped_values: bool,
     /// One hold per `disable_file_deletions` not yet matched by an
     /// `enable_file_deletions`.
     pub(crate) file_holds: Mutex<Vec<FileHold>>,
@@ -71,7 +77,18 @@ impl Core {
             families: RwLock::new(families),
             statistics,
             identity,
+            stamped_values: false,
             file_holds: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Bytes at the end of each stored value that are not the user's: the
+    /// write time in a database opened with a TTL, else none.
+    pub(crate) fn value_trim(&self) -> usize {
+        if self.stamped_values {
+            ttl::STAMP_BYTES
+        } else {
+            0
         }
     }
 
@@ -142,7 +159,8 @@ impl Core {
             Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
         };
-        let value = value.map(|v| v.to_vec());
+        let trim = self.value_trim();
+        let value = value.map(|v| v[..v.len().saturating_sub(trim)].to_vec());
         self.count_read(started, value.as_deref().map(<[u8]>::len));
         Ok(value)
     }
@@ -192,14 +210,13 @@ impl Core {
             Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks()?,
             None => self.engine.cursor(KeyspaceId(cf), range).rocks()?,
         };
+        let trim = self.value_trim();
         Ok(match comparator {
-            None => FamilyCursor::Bytewise(cursor),
-            Some(comparator) => FamilyCursor::Sorted(SortedEntries::new(
-                cursor,
-                comparator,
-                lower.as_deref(),
-                upper.as_deref(),
-            )?),
+            None => FamilyCursor::bytewise(cursor, trim),
+            Some(comparator) => FamilyCursor::sorted(
+                SortedEntries::new(cursor, comparator, lower.as_deref(), upper.as_deref())?,
+                trim,
+            ),
         })
     }
 
@@ -220,8 +237,9 @@ impl Core {
         let mut engine_batch = alexdb_engine::WriteBatch::new();
         {
             let families = self.families();
+            let stamp = self.stamped_values.then(ttl::now_seconds);
             for op in ops {
-                translate(op, &families, writeopts, &mut engine_batch)?;
+                translate(op, &families, writeopts, stamp, &mut engine_batch)?;
             }
         }
         let engine_opts = alexdb_engine::WriteOptions {
@@ -252,6 +270,7 @@ fn translate(
     op: BatchOp<'_>,
     families: &BTreeMap<u32, FamilyInfo>,
     writeopts: &WriteOptions,
+    stamp: Option<u32>,
     out: &mut alexdb_engine::WriteBatch,
 ) -> Result<(), Error> {
     let cf = match op {
@@ -272,7 +291,10 @@ fn translate(
     }
     let ks = KeyspaceId(cf);
     match op {
-        BatchOp::Put { key, value, .. } => out.put(ks, key, value),
+        BatchOp::Put { key, value, .. } => match stamp {
+            Some(now) => out.put(ks, key, &ttl::stamped(value, now)),
+            None => out.put(ks, key, value),
+        },
         BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => out.delete(ks, key),
         BatchOp::DeleteRange { begin, end, .. } => {
             // RocksDB refuses a range whose end sorts before its start (an

@@ -18,6 +18,7 @@ mod metadata;
 mod open;
 mod read;
 mod timestamps;
+pub(crate) mod ttl;
 mod write;
 
 use std::collections::BTreeMap;
@@ -203,7 +204,7 @@ pub trait DBAccess {
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
         let value = self.core().get(0, key.as_ref(), readopts)?;
-        Ok(value.map(DBPinnableSlice::new))
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
     }
 
     /// Reads `key` from column family `cf` without copying.
@@ -214,7 +215,7 @@ pub trait DBAccess {
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
         let value = self.core().get(cf.cf_id(), key.as_ref(), readopts)?;
-        Ok(value.map(DBPinnableSlice::new))
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
     }
 
     /// Reads several keys of the default column family.

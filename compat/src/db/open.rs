@@ -68,9 +68,10 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         Self::open_cf_as_secondary(opts, primary_path, secondary_path, None::<&str>)
     }
 
-    /// Opens the database "with a TTL". RocksDB only promises that entries
-    /// live at least `ttl` and may drop older ones during compaction;
-    /// AlexDB keeps every entry, which that promise allows.
+    /// Opens the database with a TTL, as RocksDB's `DBWithTTL`: each put
+    /// value carries its write time, and `compact_range` drops the entries
+    /// written more than `ttl` ago (until then they can still be read, as
+    /// in RocksDB). See `ttl.rs`.
     pub fn open_with_ttl<P: AsRef<Path>>(
         opts: &Options,
         path: P,
@@ -99,13 +100,13 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         opts: &Options,
         path: P,
         cfs: I,
-        _ttl: Duration,
+        ttl: Duration,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadWrite)
+        Self::open_with_ttl_internal(opts, path.as_ref(), cfs, Access::ReadWrite, Some(ttl))
     }
 
     /// Opens the database with the named column families (default options
@@ -236,6 +237,20 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     where
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
+        Self::open_with_ttl_internal(opts, path, cfs, access, None)
+    }
+
+    /// Opens the database; with `db_ttl`, as a TTL database (see `ttl.rs`).
+    fn open_with_ttl_internal<I>(
+        opts: &Options,
+        path: &Path,
+        cfs: I,
+        access: Access,
+        db_ttl: Option<Duration>,
+    ) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
         let mut cfs: Vec<ColumnFamilyDescriptor> = cfs.into_iter().collect();
         let named = !cfs.is_empty();
         if !named {
@@ -257,7 +272,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         }
         let engine = Db::open(path, engine_options(opts, access)).rocks()?;
         check_all_named(&engine, &cfs)?;
-        let families = open_families(&engine, opts, &cfs, access)?;
+        let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
         let handles = if named {
             families
                 .iter()
@@ -268,13 +283,14 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         };
         let read_only = access == Access::ReadOnly;
         let identity = crate::identity::ensure(path, read_only)?;
-        let core = Core::new(
+        let mut core = Core::new(
             engine,
             read_only,
             families,
             opts.statistics.clone(),
             identity,
         );
+        core.stamped_values = db_ttl.is_some();
         Ok(Self::from_parts(core, handles, path.to_path_buf()))
     }
 }
@@ -425,6 +441,7 @@ fn open_families(
     opts: &Options,
     cfs: &[ColumnFamilyDescriptor],
     access: Access,
+    db_ttl: Option<Duration>,
 ) -> Result<BTreeMap<u32, FamilyInfo>, Error> {
     let mut families = BTreeMap::new();
     for cf in cfs {
@@ -449,6 +466,7 @@ fn open_families(
                 .as_ref()
                 .map(|f| f.filter.clone()),
             comparator: cf.options.comparator.clone(),
+            ttl: db_ttl.and_then(|_| super::ttl::family_ttl(db_ttl, cf.ttl)),
         };
         families.insert(id.0, info);
     }

@@ -155,7 +155,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         keys.into_iter()
             .map(|key| {
                 let value = core.get(cf.cf_id(), key.as_ref(), readopts)?;
-                Ok(value.map(DBPinnableSlice::new))
+                Ok(value.map(|v| DBPinnableSlice::new(v, core.value_trim())))
             })
             .collect()
     }

@@ -122,20 +122,25 @@ impl fmt::Debug for Options {
 }
 
 impl Options {
-    /// Loads the options of an existing database from its options file.
+    /// The options and column families of the existing database at `path`.
     ///
-    /// AlexDB does not keep a RocksDB options file, so this fails with a
-    /// `NotSupported` error.
+    /// RocksDB reads them from its `OPTIONS` file. AlexDB persists no tuning
+    /// options (and RocksDB cannot persist functions such as comparators
+    /// either), so it returns default options and one descriptor with
+    /// default options for each column family the database has. Fails as
+    /// `DB::list_cf` does when there is no database at `path`.
     pub fn load_latest<P: AsRef<Path>>(
         path: P,
         _env: Env,
         _ignore_unknown_options: bool,
         _cache: Cache,
     ) -> Result<(Options, Vec<ColumnFamilyDescriptor>), Error> {
-        Err(Error::not_supported(format_args!(
-            "AlexDB keeps no RocksDB OPTIONS file to load in {}",
-            path.as_ref().display()
-        )))
+        let names = crate::DB::list_cf(&Options::default(), path)?;
+        let cfs = names
+            .into_iter()
+            .map(|name| ColumnFamilyDescriptor::new(name, Options::default()))
+            .collect();
+        Ok((Options::default(), cfs))
     }
 
     /// Returns a copy of these options with the `name=value;...` settings of
@@ -147,8 +152,15 @@ impl Options {
         &mut self,
         opts_str: S,
     ) -> Result<Options, Error> {
+        let opts_str = opts_str.as_ref();
+        if let Some(at) = opts_str.find('\0') {
+            return Err(Error::new(format!(
+                "options string must not contain NUL (0x00) bytes: \
+                 nul byte found in provided data at position: {at}"
+            )));
+        }
         let mut options = self.clone();
-        for clause in opts_str.as_ref().split(';') {
+        for clause in opts_str.split(';') {
             let clause = clause.trim();
             if clause.is_empty() {
                 continue;
