@@ -76,8 +76,8 @@ pub use crate::options::{
     BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
     Cache, ChecksumType, CompactOptions, CompactionPri, CuckooTableOptions, DBCompactionStyle,
     DBCompressionType, DBPath, DBRecoveryMode, DataBlockIndexType, Env, FifoCompactOptions,
-    FlushOptions, IngestExternalFileOptions, KeyEncodingType, LogLevel, LruCacheOptions,
-    MemtableFactory, Options, PlainTableFactoryOptions, ReadOptions, ReadTier,
+    FlushOptions, InfoLogger, IngestExternalFileOptions, KeyEncodingType, LogLevel,
+    LruCacheOptions, MemtableFactory, Options, PlainTableFactoryOptions, ReadOptions, ReadTier,
     UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions,
     WriteBufferManager, WriteOptions,
 };

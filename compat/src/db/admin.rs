@@ -129,8 +129,14 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         // A failed pass leaves the database consistent and is retried by the
         // next compaction; the engine counts it in its statistics. A failed
         // filter pass changes nothing (its writes are one batch).
-        let _ = self.core().run_compaction_filters();
-        let _ = self.core().engine.compact();
+        let core = self.core();
+        core.log("AlexDB: manual compaction: filters and TTL, then segments");
+        if let Err(e) = core.run_compaction_filters() {
+            core.log(&format!("AlexDB: compaction filters failed: {e}"));
+        }
+        if let Err(e) = core.engine.compact() {
+            core.log(&format!("AlexDB: compaction failed: {e}"));
+        }
     }
 
     /// Returns once no compaction is running: AlexDB's manual compactions

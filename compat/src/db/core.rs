@@ -17,7 +17,7 @@ use crate::perf::{PerfMetric, count_perf};
 use crate::slice_transform::SliceTransform;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::write_batch::{BatchOp, decode_all};
-use crate::{Error, ReadOptions, WriteBatch, WriteOptions};
+use crate::{Error, InfoLogger, LogLevel, ReadOptions, WriteBatch, WriteOptions};
 
 /// What the database remembers about one open column family.
 #[derive(Clone)]
@@ -58,6 +58,8 @@ pub struct Core {
     pub(crate) identity: Vec<u8>,
     /// Opened with a TTL: every put value carries its write time (`ttl.rs`).
     pub(crate) stamped_values: bool,
+    /// Where informational messages go (`Options::set_info_logger`).
+    pub(crate) logger: Option<InfoLogger>,
     /// One hold per `disable_file_deletions` not yet matched by an
     /// `enable_file_deletions`.
     pub(crate) file_holds: Mutex<Vec<FileHold>>,
@@ -78,6 +80,7 @@ impl Core {
             statistics,
             identity,
             stamped_values: false,
+            logger: None,
             file_holds: Mutex::new(Vec::new()),
         }
     }
@@ -89,6 +92,13 @@ impl Core {
             ttl::STAMP_BYTES
         } else {
             0
+        }
+    }
+
+    /// Sends an informational message to the info logger, if one is set.
+    pub(crate) fn log(&self, message: &str) {
+        if let Some(logger) = &self.logger {
+            logger.log(LogLevel::Info, message);
         }
     }
 
@@ -315,4 +325,13 @@ fn translate(
         BatchOp::LogData(_) | BatchOp::Noop => {}
     }
     Ok(())
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.log(&format!(
+            "AlexDB: closing database {}",
+            self.engine.path().display()
+        ));
+    }
 }

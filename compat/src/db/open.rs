@@ -291,6 +291,15 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
             identity,
         );
         core.stamped_values = db_ttl.is_some();
+        core.logger = opts.info_logger.clone();
+        core.log(&format!(
+            "AlexDB: opened database {} with column families {:?}",
+            path.display(),
+            core.families()
+                .values()
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+        ));
         Ok(Self::from_parts(core, handles, path.to_path_buf()))
     }
 }

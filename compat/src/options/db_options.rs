@@ -26,6 +26,7 @@ use crate::statistics::{Histogram, HistogramData, Statistics, StatsLevel, Ticker
 use super::cache::Cache;
 use super::enums::DBRecoveryMode;
 use super::env::Env;
+use super::info_logger::InfoLogger;
 
 /// A compaction filter function: `(level, key, value) -> Decision`.
 pub(crate) type CompactionFilterBox = Box<dyn FnMut(u32, &[u8], &[u8]) -> Decision + Send>;
@@ -69,6 +70,8 @@ pub struct Options {
     /// The name of a compaction filter factory, which AlexDB cannot run:
     /// opening with one fails with `Not implemented`.
     pub(crate) compaction_filter_factory: Option<String>,
+    /// Where the database's informational messages go.
+    pub(crate) info_logger: Option<InfoLogger>,
     /// The collector every database opened with these options counts into
     /// (shared by clones), once `enable_statistics` is called.
     pub(crate) statistics: Option<Arc<Statistics>>,
@@ -98,6 +101,7 @@ impl Default for Options {
             comparator: None,
             compaction_filter: None,
             compaction_filter_factory: None,
+            info_logger: None,
             statistics: None,
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
@@ -366,6 +370,19 @@ impl Options {
             compare: Arc::from(compare_fn),
             timestamp_size,
         });
+    }
+
+    /// Sends the database's informational messages to `logger` (AlexDB's
+    /// own: database opened, manual compaction, database closed; it keeps
+    /// no `LOG` file).
+    pub fn set_info_logger(&mut self, logger: InfoLogger) {
+        self.info_logger = Some(logger);
+    }
+
+    /// The logger set with [`Self::set_info_logger`], or one that drops
+    /// every message.
+    pub fn get_info_logger(&self) -> InfoLogger {
+        self.info_logger.clone().unwrap_or_else(InfoLogger::discard)
     }
 
     /// Turns statistics collection on: databases opened with these options

@@ -10,6 +10,7 @@ mod compaction;
 mod db_options;
 mod enums;
 mod env;
+mod info_logger;
 mod read;
 mod set_options;
 mod table;
@@ -28,6 +29,7 @@ pub use enums::{
     KeyEncodingType, LogLevel, MemtableFactory, ReadTier, UniversalCompactionStopStyle,
 };
 pub use env::{DBPath, Env};
+pub use info_logger::InfoLogger;
 pub use read::ReadOptions;
 pub(crate) use set_options::validate as validate_set_options;
 pub use table::{BlockBasedOptions, CuckooTableOptions, PlainTableFactoryOptions};
