@@ -127,8 +127,10 @@ fn parses(kind: Kind, value: &str) -> bool {
 }
 
 /// A decimal number with an optional `k`/`m`/`g`/`t` multiplier, as
-/// RocksDB's option parser accepts.
+/// RocksDB's option parser accepts; like its `std::stoull`, a leading sign
+/// is accepted (`-5` wraps around rather than failing).
 fn parse_unsigned(value: &str) -> bool {
+    let value = value.strip_prefix(['-', '+']).unwrap_or(value);
     let digits = value.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']);
     value.len() - digits.len() <= 1 && !digits.is_empty() && digits.parse::<u64>().is_ok()
 }
@@ -145,7 +147,7 @@ mod tests {
         for bad in [
             &[("disable_auto_compactions", "INVALID_VALUE")][..],
             &[("INVALID_NAME", "1")],
-            &[("write_buffer_size", "-1")],
+            &[("write_buffer_size", "1x")],
             &[],
         ] {
             assert_eq!(
