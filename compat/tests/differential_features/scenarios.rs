@@ -186,7 +186,7 @@ pub fn comparator_orders_every_iteration(seed: u64) -> Vec<String> {
     let db = DB::open_cf_descriptors(&open_opts(), dir.path(), cfs).unwrap();
     let cf = db.cf_handle("rev").unwrap();
     for i in 0..100 {
-        if rng.next() % 4 == 0 {
+        if rng.next().is_multiple_of(4) {
             db.delete_cf(&cf, rng.key()).unwrap();
         } else {
             db.put_cf(&cf, rng.key(), format!("v{i}")).unwrap();
@@ -224,7 +224,7 @@ pub fn ingested_files_override_the_database(seed: u64) -> Vec<String> {
     let mut writer = api::SstFileWriter::create(&opts);
     writer.open(&file).unwrap();
     for (i, key) in keys.iter().enumerate() {
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             writer.delete(key).unwrap();
         } else {
             writer.put(key, format!("ingested{i}")).unwrap();
