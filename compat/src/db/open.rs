@@ -362,13 +362,20 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Not supported: AlexDB checks and recovers a database every time it
-    /// opens it, and has nothing more to repair. Fails with `Not implemented`.
+    /// Does what AlexDB's recovery can: opens the database at `path` (which
+    /// zeroes a torn tail of the newest log segment, removes an orphaned
+    /// compaction output and the segments a sealed one replaced, and checks
+    /// every frame) and closes it. Damage recovery cannot mend (corruption
+    /// in the middle of the data) is returned as its `Corruption` error;
+    /// nothing is dropped to get past it. Fails with the LOCK `IO error`
+    /// while the database is open.
     pub fn repair<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<(), Error> {
-        Err(Error::not_supported(format_args!(
-            "AlexDB has no repair; opening {} recovers it",
-            path.as_ref().display()
-        )))
+        let engine_opts = alexdb_engine::Options {
+            create_if_missing: false,
+            background_compaction: false,
+            ..alexdb_engine::Options::default()
+        };
+        Db::open(path.as_ref(), engine_opts).rocks().map(drop)
     }
 }
 
