@@ -12,6 +12,7 @@ use std::iter::FusedIterator;
 use crate::db::{DB, DBAccess};
 use crate::family_cursor::FamilyCursor;
 use crate::slice_transform::SliceTransform;
+use crate::statistics::Ticker;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
 /// A raw iterator of a [`DB`].
@@ -176,13 +177,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if self.renew_at_current_key(FamilyCursor::seek) {
-            return self.check_prefix();
-        }
-        if let Ok(cursor) = &mut self.cursor {
+        if !self.renew_at_current_key(FamilyCursor::seek)
+            && let Ok(cursor) = &mut self.cursor
+        {
             cursor.forward();
         }
         self.check_prefix();
+        self.count_move(Ticker::NumberDbNext, Ticker::NumberDbNextFound);
     }
 
     /// Moves to the previous key; does nothing if the iterator is not valid.
@@ -190,13 +191,26 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if self.renew_at_current_key(FamilyCursor::seek_for_prev) {
-            return self.check_prefix();
-        }
-        if let Ok(cursor) = &mut self.cursor {
+        if !self.renew_at_current_key(FamilyCursor::seek_for_prev)
+            && let Ok(cursor) = &mut self.cursor
+        {
             cursor.backward();
         }
         self.check_prefix();
+        self.count_move(Ticker::NumberDbPrev, Ticker::NumberDbPrevFound);
+    }
+
+    /// Counts a seek or step in the statistics, if enabled: the move, and
+    /// whether it found an entry and that entry's bytes.
+    fn count_move(&self, moved: Ticker, found: Ticker) {
+        let Some(stats) = self.source.db.core().statistics() else {
+            return;
+        };
+        stats.add(moved, 1);
+        if let Some((key, value)) = self.item() {
+            stats.add(found, 1);
+            stats.add(Ticker::IterBytesRead, (key.len() + value.len()) as u64);
+        }
     }
 
     /// The current key, if the iterator is valid.
@@ -217,9 +231,16 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         self.cursor.as_ref().ok()?.item()
     }
 
-    /// Sets the prefix to stay within after a seek: the seek key's prefix,
-    /// or for `seek_to_first`/`seek_to_last` the prefix of the key found.
+    /// After a seek: sets the prefix to stay within (the seek key's prefix,
+    /// or for `seek_to_first`/`seek_to_last` the prefix of the key found)
+    /// and counts the seek.
     fn after_seek(&mut self, target: Option<&[u8]>) {
+        self.set_prefix(target);
+        self.count_move(Ticker::NumberDbSeek, Ticker::NumberDbSeekFound);
+    }
+
+    /// The prefix part of [`Self::after_seek`].
+    fn set_prefix(&mut self, target: Option<&[u8]>) {
         self.left_prefix = false;
         let Some(extractor) = &self.prefix_extractor else {
             return;

@@ -29,6 +29,15 @@ fn writes_and_reads_are_counted() {
     let writes = opts.get_histogram_data(Histogram::DbWrite);
     assert_eq!(writes.count(), 2);
     assert!(writes.max() >= 1.0);
+    let mut iter = db.raw_iterator();
+    iter.seek_to_first();
+    iter.next();
+    iter.next();
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbSeek), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbSeekFound), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbNext), 2);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbNextFound), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::IterBytesRead), 2 + 6);
     let report = opts.get_statistics().unwrap();
     assert!(report.contains("rocksdb.number.keys.written COUNT : 3\n"));
     assert!(report.contains("rocksdb.db.get.micros P50 : "));

@@ -5,7 +5,9 @@
 //! and `rocksdb.db.write.micros` for every write batch (a single put is a
 //! batch of one), `rocksdb.wal.synced` for synced ones;
 //! `rocksdb.number.keys.read`, `rocksdb.bytes.read` and
-//! `rocksdb.db.get.micros` for point reads.
+//! `rocksdb.db.get.micros` for point reads; `rocksdb.number.db.seek`,
+//! `.next`, `.prev`, their `.found` forms and `rocksdb.db.iter.bytes.read`
+//! for iterators.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
