@@ -68,7 +68,8 @@ dev_dependencies() {
     echo '[package]'
     echo 'name = "rocksdb-conformance"'
     echo 'version = "0.0.0"'
-    echo 'edition = "2021"'
+    # rocksdb's own edition, so its tests compile as they do there.
+    grep -m 1 '^edition' "$upstream_manifest"
     echo 'publish = false'
     echo
     echo '[workspace]'
