@@ -39,9 +39,11 @@ pub struct ColumnFamilyDescriptor {
 }
 
 impl ColumnFamilyDescriptor {
-    /// Describes the column family `name` with `options`, without a TTL.
+    /// Describes the column family `name` with `options`; opened with a
+    /// TTL, it uses the database's ([`ColumnFamilyTtl::SameAsDb`]), as in
+    /// rocksdb.
     pub fn new<S: Into<String>>(name: S, options: Options) -> Self {
-        Self::new_with_ttl(name, options, ColumnFamilyTtl::Disabled)
+        Self::new_with_ttl(name, options, ColumnFamilyTtl::SameAsDb)
     }
 
     /// Describes the column family `name` with `options` and `ttl`.

@@ -25,19 +25,25 @@
 //! (errors, options, write batches, column family handles, property names)
 //! needs no open database.
 
+pub mod backup;
+pub mod checkpoint;
 pub mod compaction_filter;
 pub mod compaction_filter_factory;
 pub mod merge_operator;
+pub mod perf;
 pub mod properties;
 pub mod statistics;
 pub mod storage;
 
 mod column_family;
 mod comparator;
+mod cslice;
 mod cstr_like;
 mod db;
 mod db_iterator;
 mod error;
+mod family_cursor;
+mod identity;
 mod iter_range;
 mod iterator_mode;
 mod options;
@@ -45,7 +51,9 @@ mod pinnable_slice;
 mod prop_name;
 mod slice_transform;
 mod snapshot;
+mod sst_file_writer;
 mod transactions;
+mod wal_iterator;
 mod write_batch;
 mod write_batch_with_index;
 
@@ -56,7 +64,8 @@ pub use crate::column_family::{
 pub use crate::compaction_filter::Decision as CompactionDecision;
 pub use crate::cstr_like::CStrLike;
 pub use crate::db::{
-    DB, DBAccess, DBCommon, DBWithThreadMode, LiveFile, MultiThreaded, SingleThreaded, ThreadMode,
+    DB, DBAccess, DBCommon, DBWithThreadMode, LiveFile, MultiThreaded, Range, SingleThreaded,
+    ThreadMode,
 };
 pub use crate::db_iterator::{
     DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
@@ -69,19 +78,22 @@ pub use crate::options::{
     BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
     Cache, ChecksumType, CompactOptions, CompactionPri, CuckooTableOptions, DBCompactionStyle,
     DBCompressionType, DBPath, DBRecoveryMode, DataBlockIndexType, Env, FifoCompactOptions,
-    FlushOptions, IngestExternalFileOptions, KeyEncodingType, LogLevel, LruCacheOptions,
-    MemtableFactory, Options, PlainTableFactoryOptions, ReadOptions, ReadTier,
+    FlushOptions, InfoLogger, IngestExternalFileOptions, KeyEncodingType, LogLevel,
+    LruCacheOptions, MemtableFactory, Options, PlainTableFactoryOptions, ReadOptions, ReadTier,
     UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions,
     WriteBufferManager, WriteOptions,
 };
+pub use crate::perf::{PerfContext, PerfMetric, PerfStatsLevel};
 pub use crate::pinnable_slice::DBPinnableSlice;
 pub use crate::prop_name::{PropName, PropertyName};
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::sst_file_writer::SstFileWriter;
 pub use crate::transactions::{
     OptimisticTransactionDB, OptimisticTransactionOptions, Transaction, TransactionDB,
     TransactionDBOptions, TransactionOptions,
 };
+pub use crate::wal_iterator::DBWALIterator;
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };

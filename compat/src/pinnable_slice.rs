@@ -14,6 +14,8 @@ use alexdb_engine::ValueRef;
 /// the lifetime ties it to its database, as in rocksdb.
 pub struct DBPinnableSlice<'a> {
     value: Held,
+    /// Bytes of `value` that are the user's (a TTL stamp is not).
+    len: usize,
     db: PhantomData<&'a ()>,
 }
 
@@ -26,9 +28,12 @@ enum Held {
 }
 
 impl DBPinnableSlice<'_> {
-    pub(crate) fn new(value: ValueRef) -> Self {
+    /// Wraps `value`, of which the last `trim` bytes are not the user's.
+    pub(crate) fn new(value: ValueRef, trim: usize) -> Self {
+        let len = value.len().saturating_sub(trim);
         Self {
             value: Held::Mapped(value),
+            len,
             db: PhantomData,
         }
     }
@@ -36,6 +41,7 @@ impl DBPinnableSlice<'_> {
     /// A value held in memory (a transaction's own write).
     pub(crate) fn owned(value: Vec<u8>) -> Self {
         Self {
+            len: value.len(),
             value: Held::Owned(value),
             db: PhantomData,
         }
@@ -52,10 +58,11 @@ impl Deref for DBPinnableSlice<'_> {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        match &self.value {
+        let bytes: &[u8] = match &self.value {
             Held::Mapped(value) => value,
             Held::Owned(value) => value,
-        }
+        };
+        &bytes[..self.len]
     }
 }
 

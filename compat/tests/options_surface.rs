@@ -264,7 +264,11 @@ fn option_string_errors_carry_rocksdb_kinds() {
     let env = Env::new().unwrap();
     let err =
         Options::load_latest("/nonexistent", env, false, Cache::new_lru_cache(0)).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::NotSupported);
+    assert_eq!(
+        err.kind(),
+        ErrorKind::IOError,
+        "as RocksDB, which cannot list the directory"
+    );
     let message: String = err.clone().into_string();
     assert_eq!(message, err.to_string());
 }

@@ -8,8 +8,10 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use arc_swap::ArcSwap;
 
 use crate::batch::{WriteBatch, check_key};
+use crate::checkpoint::{self, CheckpointFile};
 use crate::compaction::{self, Compactor};
 use crate::error::{Error, Result};
+use crate::file_hold::FileHold;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
@@ -18,6 +20,7 @@ use crate::keyspace::{
     self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
 };
 use crate::location::Location;
+use crate::log_reader::{self, BatchLog};
 use crate::log_writer::{self, Writer};
 use crate::merge::{MergeFunction, SharedMergeFunction};
 use crate::mvcc::{Relocations, SnapshotRegistry};
@@ -81,6 +84,27 @@ impl Db {
     /// The database directory.
     pub fn path(&self) -> &Path {
         &self.shared.dir
+    }
+
+    /// Writes an openable, consistent copy of the database into `dir`,
+    /// which must not exist yet: sealed segments are hard-linked, the active
+    /// segment's written prefix is copied (see `checkpoint.rs`). Returns the
+    /// files of the copy.
+    pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<Vec<CheckpointFile>> {
+        checkpoint::create(&self.shared, dir.as_ref())
+    }
+
+    /// The batches written after sequence number `after`, oldest first, as
+    /// the log holds them (see `log_reader.rs`); fails with
+    /// [`Error::HistoryGone`] if compaction removed some of them.
+    pub fn batches_since(&self, after: u64) -> Result<BatchLog> {
+        log_reader::batches_since(&self.shared, after)
+    }
+
+    /// Keeps every segment file that exists now from being removed until
+    /// the returned hold is dropped (see `file_hold.rs`).
+    pub fn hold_files(&self) -> FileHold {
+        FileHold::new(self.shared.segments.load_full())
     }
 
     /// The options the database was opened with.
@@ -352,6 +376,7 @@ impl Db {
                 .iter()
                 .map(|k| k.index.memory_bytes() as u64)
                 .sum(),
+            mapped_bytes: table.iter().map(|x| x.bytes().len() as u64).sum(),
             data_bytes: table.iter().map(|x| x.data_bytes()).sum(),
             dead_bytes: table.iter().map(|x| x.dead_bytes()).sum(),
             segments: table.len() as u64,

@@ -69,6 +69,15 @@ pub enum Error {
         /// The sequence number of the key's newest version.
         newest_seq: u64,
     },
+    /// The log no longer holds the batches asked for: compaction replaced
+    /// the log segments that held them.
+    #[error("the log no longer holds sequence number {requested}: the oldest kept is {oldest}")]
+    HistoryGone {
+        /// The first sequence number asked for.
+        requested: u64,
+        /// The oldest sequence number the log still holds after it.
+        oldest: u64,
+    },
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -23,9 +23,11 @@
 
 pub mod batch;
 mod batch_plan;
+pub mod checkpoint;
 mod compaction;
 mod db;
 pub mod error;
+mod file_hold;
 pub mod format;
 pub mod index;
 pub mod io;
@@ -33,6 +35,7 @@ pub mod iter;
 pub mod key_locks;
 pub mod keyspace;
 pub mod location;
+pub mod log_reader;
 mod log_writer;
 pub mod merge;
 pub mod mvcc;
@@ -48,10 +51,13 @@ pub mod stats;
 mod write_conflicts;
 
 pub use batch::WriteBatch;
+pub use checkpoint::CheckpointFile;
 pub use db::{Db, LOCK_FILE};
 pub use error::{Error, Result};
+pub use file_hold::FileHold;
 pub use iter::{Cursor, Entry, KeyRange};
 pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
+pub use log_reader::{BatchLog, LoggedBatch, LoggedRecord};
 pub use merge::MergeFunction;
 pub use options::{MAX_KEY_BYTES, MAX_VALUE_BYTES, Options, WriteOptions};
 pub use prepared::PREPARED_PREFIX;

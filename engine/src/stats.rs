@@ -11,6 +11,8 @@ pub struct Stats {
     pub index_entries: u64,
     /// Heap bytes held by the indexes.
     pub index_bytes: u64,
+    /// Bytes of segment files mapped into memory (their current lengths).
+    pub mapped_bytes: u64,
     /// Bytes of records in segments (live and dead).
     pub data_bytes: u64,
     /// Bytes of records no reader can reach any more.

@@ -14,8 +14,7 @@ use alexdb_engine::{KeyspaceId, Stats};
 use super::errors::IntoRocks;
 use super::{DBCommon, DBInner, ThreadMode};
 use crate::{
-    AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, IngestExternalFileOptions,
-    WaitForCompactOptions,
+    AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, WaitForCompactOptions,
 };
 
 /// A data file of the database, as `live_files` reports it.
@@ -128,8 +127,16 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     fn compact_now(&self) {
         // A failed pass leaves the database consistent and is retried by the
-        // next compaction; the engine counts it in its statistics.
-        let _ = self.core().engine.compact();
+        // next compaction; the engine counts it in its statistics. A failed
+        // filter pass changes nothing (its writes are one batch).
+        let core = self.core();
+        core.log("AlexDB: manual compaction: filters and TTL, then segments");
+        if let Err(e) = core.run_compaction_filters() {
+            core.log(&format!("AlexDB: compaction filters failed: {e}"));
+        }
+        if let Err(e) = core.engine.compact() {
+            core.log(&format!("AlexDB: compaction failed: {e}"));
+        }
     }
 
     /// Returns once no compaction is running: AlexDB's manual compactions
@@ -138,19 +145,21 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Accepted and ignored: the options that can be changed at run time in
-    /// RocksDB are tuning knobs AlexDB does not have.
-    pub fn set_options(&self, _opts: &[(&str, &str)]) -> Result<(), Error> {
-        Ok(())
+    /// Checks the options as RocksDB does (known mutable option names,
+    /// parseable values, a non-empty list: else `Invalid argument`), then
+    /// accepts them: the options RocksDB can change at run time are tuning
+    /// knobs AlexDB does not have.
+    pub fn set_options(&self, opts: &[(&str, &str)]) -> Result<(), Error> {
+        crate::options::validate_set_options(opts)
     }
 
-    /// Accepted and ignored; see [`Self::set_options`].
+    /// [`Self::set_options`] for column family `cf`.
     pub fn set_options_cf(
         &self,
         _cf: &impl AsColumnFamilyRef,
-        _opts: &[(&str, &str)],
+        opts: &[(&str, &str)],
     ) -> Result<(), Error> {
-        Ok(())
+        crate::options::validate_set_options(opts)
     }
 
     /// A property of the default column family (or of the whole database),
@@ -244,42 +253,6 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// (which AlexDB does not have) catch up.
     pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
         Err(Error::not_supported("Supported only by secondary instance"))
-    }
-
-    /// Not supported: AlexDB has no SST files to ingest. Fails with
-    /// `Not implemented`.
-    pub fn ingest_external_file<P: AsRef<Path>>(&self, paths: Vec<P>) -> Result<(), Error> {
-        self.ingest_external_file_opts(&IngestExternalFileOptions::default(), paths)
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_opts<P: AsRef<Path>>(
-        &self,
-        _opts: &IngestExternalFileOptions,
-        _paths: Vec<P>,
-    ) -> Result<(), Error> {
-        Err(Error::not_supported(
-            "AlexDB cannot ingest RocksDB SST files",
-        ))
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_cf<P: AsRef<Path>>(
-        &self,
-        _cf: &impl AsColumnFamilyRef,
-        paths: Vec<P>,
-    ) -> Result<(), Error> {
-        self.ingest_external_file(paths)
-    }
-
-    /// Not supported; see [`Self::ingest_external_file`].
-    pub fn ingest_external_file_cf_opts<P: AsRef<Path>>(
-        &self,
-        _cf: &impl AsColumnFamilyRef,
-        opts: &IngestExternalFileOptions,
-        paths: Vec<P>,
-    ) -> Result<(), Error> {
-        self.ingest_external_file_opts(opts, paths)
     }
 
     /// Not supported: AlexDB's segment files are not SST files with levels

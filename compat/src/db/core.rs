@@ -3,19 +3,28 @@
 //! the handle is read-only). Every database operation goes through here.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
-use alexdb_engine::{Cursor, Db, KeyRange, KeyspaceId, ValueRef, WatchedKey};
+use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
 
+use crate::comparator::Comparator;
 use crate::db::errors::IntoRocks;
+use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
+use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::merge_operator::MergeOperator;
+use crate::options::SharedCompactionFilter;
+use crate::perf::{PerfMetric, count_perf};
 use crate::slice_transform::SliceTransform;
+use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::write_batch::{BatchOp, decode_all};
-use crate::{Error, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions};
+use crate::{
+    Error, InfoLogger, LogLevel, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions,
+};
 
 /// What the database remembers about one open column family.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct FamilyInfo {
     /// The column family's name.
     pub(crate) name: String,
@@ -23,6 +32,25 @@ pub(crate) struct FamilyInfo {
     pub(crate) prefix_extractor: Option<SliceTransform>,
     /// The merge operator of those options.
     pub(crate) merge_operator: Option<MergeOperator>,
+    /// The compaction filter of those options, run by `compact_range`.
+    pub(crate) compaction_filter: Option<SharedCompactionFilter>,
+    /// The custom key order of those options, if any (iterators follow it).
+    pub(crate) comparator: Option<Comparator>,
+    /// How long its entries live, in a database opened with a TTL.
+    pub(crate) ttl: Option<Duration>,
+}
+
+impl std::fmt::Debug for FamilyInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FamilyInfo")
+            .field("name", &self.name)
+            .field("prefix_extractor", &self.prefix_extractor)
+            .field("compaction_filter", &self.compaction_filter.is_some())
+            .field("comparator", &self.comparator)
+            .field("ttl", &self.ttl)
+            .field("merge_operator", &self.merge_operator)
+            .finish()
+    }
 }
 
 impl FamilyInfo {
@@ -45,6 +73,9 @@ impl FamilyInfo {
             name: name.to_owned(),
             prefix_extractor: opts.prefix_extractor.clone(),
             merge_operator,
+            compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
+            comparator: opts.comparator.clone(),
+            ttl: None,
         })
     }
 }
@@ -57,15 +88,37 @@ pub struct Core {
     families: RwLock<BTreeMap<u32, FamilyInfo>>,
     /// The key locks plain writes take (pessimistic transaction databases).
     plain_write_locks: Option<PlainWriteLocks>,
+    /// Where reads and writes are counted, if statistics are enabled.
+    statistics: Option<Arc<Statistics>>,
+    /// The database identity (`IDENTITY`).
+    pub(crate) identity: Vec<u8>,
+    /// Opened with a TTL: every put value carries its write time (`ttl.rs`).
+    pub(crate) stamped_values: bool,
+    /// Where informational messages go (`Options::set_info_logger`).
+    pub(crate) logger: Option<InfoLogger>,
+    /// One hold per `disable_file_deletions` not yet matched by an
+    /// `enable_file_deletions`.
+    pub(crate) file_holds: Mutex<Vec<FileHold>>,
 }
 
 impl Core {
-    pub(crate) fn new(engine: Db, read_only: bool, families: BTreeMap<u32, FamilyInfo>) -> Self {
+    pub(crate) fn new(
+        engine: Db,
+        read_only: bool,
+        families: BTreeMap<u32, FamilyInfo>,
+        statistics: Option<Arc<Statistics>>,
+        identity: Vec<u8>,
+    ) -> Self {
         Self {
             engine,
             read_only,
             families: RwLock::new(families),
             plain_write_locks: None,
+            statistics,
+            identity,
+            stamped_values: false,
+            logger: None,
+            file_holds: Mutex::new(Vec::new()),
         }
     }
 
@@ -73,6 +126,28 @@ impl Core {
     pub(crate) fn with_plain_write_locks(mut self, locks: PlainWriteLocks) -> Self {
         self.plain_write_locks = Some(locks);
         self
+    }
+
+    /// Bytes at the end of each stored value that are not the user's: the
+    /// write time in a database opened with a TTL, else none.
+    pub(crate) fn value_trim(&self) -> usize {
+        if self.stamped_values {
+            ttl::STAMP_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// Sends an informational message to the info logger, if one is set.
+    pub(crate) fn log(&self, message: &str) {
+        if let Some(logger) = &self.logger {
+            logger.log(LogLevel::Info, message);
+        }
+    }
+
+    /// The statistics collector, if statistics are enabled.
+    pub(crate) fn statistics(&self) -> Option<&Statistics> {
+        self.statistics.as_deref()
     }
 
     /// The column families, by id.
@@ -125,10 +200,13 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<ValueRef>, Error> {
-        match &readopts.snapshot {
-            Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks(),
-            None => self.engine.get(KeyspaceId(cf), key).rocks(),
-        }
+        let started = Instant::now();
+        let value = match &readopts.snapshot {
+            Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks()?,
+            None => self.engine.get(KeyspaceId(cf), key).rocks()?,
+        };
+        self.count_read(started, value.as_deref().map(<[u8]>::len));
+        Ok(value)
     }
 
     /// Reads `key` from column family `cf` into an owned buffer. Unlike
@@ -140,11 +218,25 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
+        let started = Instant::now();
         let value = match &readopts.snapshot {
             Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
         };
-        Ok(value.map(|v| v.to_vec()))
+        let trim = self.value_trim();
+        let value = value.map(|v| v[..v.len().saturating_sub(trim)].to_vec());
+        self.count_read(started, value.as_deref().map(<[u8]>::len));
+        Ok(value)
+    }
+
+    /// Counts one point read that found `found` bytes (or nothing).
+    fn count_read(&self, started: Instant, found: Option<usize>) {
+        count_perf(PerfMetric::GetReadBytes, found.unwrap_or(0) as u64);
+        if let Some(stats) = self.statistics() {
+            stats.add(Ticker::NumberKeysRead, 1);
+            stats.add(Ticker::BytesRead, found.unwrap_or(0) as u64);
+            stats.record_micros(Histogram::DbGet, started.elapsed());
+        }
     }
 
     /// Whether column family `cf` holds `key`, read without copying.
@@ -166,16 +258,30 @@ impl Core {
     }
 
     /// A cursor over column family `cf` within the bounds of `readopts`, at
-    /// its snapshot if it names one (else at this moment).
-    pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<Cursor, Error> {
-        let range = KeyRange {
-            lower: readopts.iterate_lower_bound.clone(),
-            upper: readopts.iterate_upper_bound.clone(),
+    /// its snapshot if it names one (else at this moment), in the column
+    /// family's order (see `family_cursor.rs`).
+    pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
+        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
+        let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
+        let range = match comparator {
+            Some(_) => KeyRange::default(),
+            None => KeyRange {
+                lower: lower.clone(),
+                upper: upper.clone(),
+            },
         };
-        match &readopts.snapshot {
-            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks(),
-            None => self.engine.cursor(KeyspaceId(cf), range).rocks(),
-        }
+        let cursor = match &readopts.snapshot {
+            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks()?,
+            None => self.engine.cursor(KeyspaceId(cf), range).rocks()?,
+        };
+        let trim = self.value_trim();
+        Ok(match comparator {
+            None => FamilyCursor::bytewise(cursor, trim),
+            Some(comparator) => FamilyCursor::sorted(
+                SortedEntries::new(cursor, comparator, lower.as_deref(), upper.as_deref())?,
+                trim,
+            ),
+        })
     }
 
     /// A frozen view of the whole database.
@@ -198,8 +304,10 @@ impl Core {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
         match &self.plain_write_locks {
-            Some(locks) => locks.around(&ops, || self.apply(&ops, writeopts, &[])),
-            None => self.apply(&ops, writeopts, &[]),
+            Some(locks) => locks.around(&ops, || {
+                self.apply(&ops, writeopts, &[], batch.size_in_bytes())
+            }),
+            None => self.apply(&ops, writeopts, &[], batch.size_in_bytes()),
         }
     }
 
@@ -228,7 +336,7 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
-        self.apply(&ops, writeopts, watched)
+        self.apply(&ops, writeopts, watched, batch.size_in_bytes())
     }
 
     /// Fails with `Resource busy` if a `watched` key was written after its
@@ -242,20 +350,35 @@ impl Core {
         ops: &[BatchOp<'_>],
         writeopts: &WriteOptions,
         watched: &[WatchedKey<'_>],
+        bytes: usize,
     ) -> Result<(), Error> {
         let mut engine_batch = alexdb_engine::WriteBatch::new();
         {
             let families = self.families();
+            let stamp = self.stamped_values.then(ttl::now_seconds);
             for op in ops {
-                translate(*op, &families, writeopts, &mut engine_batch)?;
+                translate(*op, &families, writeopts, stamp, &mut engine_batch)?;
             }
         }
         let engine_opts = alexdb_engine::WriteOptions {
             sync: writeopts.sync(),
         };
+        let started = Instant::now();
         self.engine
             .write_unless_changed(&engine_batch, &engine_opts, watched)
-            .rocks()
+            .rocks()?;
+        self.count_write(started, ops.len(), bytes, writeopts.sync());
+        Ok(())
+    }
+
+    /// Counts one applied write batch.
+    fn count_write(&self, started: Instant, ops: usize, bytes: usize, synced: bool) {
+        if let Some(stats) = self.statistics() {
+            stats.add(Ticker::NumberKeysWritten, ops as u64);
+            stats.add(Ticker::BytesWritten, bytes as u64);
+            stats.add(Ticker::WalFileSynced, u64::from(synced));
+            stats.record_micros(Histogram::DbWrite, started.elapsed());
+        }
     }
 }
 
@@ -267,6 +390,7 @@ fn translate(
     op: BatchOp<'_>,
     families: &BTreeMap<u32, FamilyInfo>,
     writeopts: &WriteOptions,
+    stamp: Option<u32>,
     out: &mut alexdb_engine::WriteBatch,
 ) -> Result<(), Error> {
     let cf = match op {
@@ -287,7 +411,10 @@ fn translate(
     }
     let ks = KeyspaceId(cf);
     match op {
-        BatchOp::Put { key, value, .. } => out.put(ks, key, value),
+        BatchOp::Put { key, value, .. } => match stamp {
+            Some(now) => out.put(ks, key, &ttl::stamped(value, now)),
+            None => out.put(ks, key, value),
+        },
         BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => out.delete(ks, key),
         BatchOp::DeleteRange { begin, end, .. } => {
             // RocksDB refuses a range whose end sorts before its start (an
@@ -314,4 +441,13 @@ fn translate(
         BatchOp::LogData(_) | BatchOp::Noop => {}
     }
     Ok(())
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.log(&format!(
+            "AlexDB: closing database {}",
+            self.engine.path().display()
+        ));
+    }
 }

@@ -55,6 +55,9 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
         // RocksDB's write conflict is a bare `Status::Busy()`.
         EngineError::Conflict { .. } => Error::busy(""),
+        EngineError::HistoryGone { .. } => {
+            Error::not_found(format_args!("Gap in sequence numbers ({error})"))
+        }
         other => Error::io(other),
     }
 }

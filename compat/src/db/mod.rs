@@ -9,11 +9,17 @@
 
 mod admin;
 mod column_families;
+mod compaction_filters;
 pub(crate) mod core;
 pub(crate) mod errors;
+mod history;
+mod ingest;
 pub(crate) mod iterator_methods;
+mod metadata;
 pub(crate) mod open;
 mod read;
+mod timestamps;
+pub(crate) mod ttl;
 mod write;
 pub(crate) mod write_locks;
 
@@ -28,6 +34,7 @@ use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 pub use self::admin::LiveFile;
 use self::core::Core;
+pub use self::metadata::Range;
 
 /// How a database holds its column family handles, which decides whether
 /// `create_cf`/`drop_cf` need `&mut self` ([`SingleThreaded`]) or `&self`
@@ -227,7 +234,7 @@ pub trait DBAccess {
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
         let value = self.core().get(0, key.as_ref(), readopts)?;
-        Ok(value.map(DBPinnableSlice::new))
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
     }
 
     /// Reads `key` from column family `cf` without copying.
@@ -238,7 +245,7 @@ pub trait DBAccess {
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
         let value = self.core().get(cf.cf_id(), key.as_ref(), readopts)?;
-        Ok(value.map(DBPinnableSlice::new))
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
     }
 
     /// Reads several keys of the default column family.

@@ -70,9 +70,10 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         Self::open_cf_as_secondary(opts, primary_path, secondary_path, None::<&str>)
     }
 
-    /// Opens the database "with a TTL". RocksDB only promises that entries
-    /// live at least `ttl` and may drop older ones during compaction;
-    /// AlexDB keeps every entry, which that promise allows.
+    /// Opens the database with a TTL, as RocksDB's `DBWithTTL`: each put
+    /// value carries its write time, and `compact_range` drops the entries
+    /// written more than `ttl` ago (until then they can still be read, as
+    /// in RocksDB). See `ttl.rs`.
     pub fn open_with_ttl<P: AsRef<Path>>(
         opts: &Options,
         path: P,
@@ -101,13 +102,13 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         opts: &Options,
         path: P,
         cfs: I,
-        _ttl: Duration,
+        ttl: Duration,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadWrite)
+        Self::open_with_ttl_internal(opts, path.as_ref(), cfs, Access::ReadWrite, Some(ttl))
     }
 
     /// Opens the database with the named column families (default options
@@ -238,58 +239,90 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     where
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        let (core, handles) = open_core(opts, path, cfs, access)?;
+        Self::open_with_ttl_internal(opts, path, cfs, access, None)
+    }
+
+    /// Opens the database; with `db_ttl`, as a TTL database (see `ttl.rs`).
+    fn open_with_ttl_internal<I>(
+        opts: &Options,
+        path: &Path,
+        cfs: I,
+        access: Access,
+        db_ttl: Option<Duration>,
+    ) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        let (core, handles) = open_core(opts, path, cfs, access, db_ttl)?;
         Ok(Self::from_parts(core, handles, path.to_path_buf()))
     }
 }
 
 /// Opens the engine database at `path` with the column families `cfs` (the
 /// `"default"` family is added if not named), for every kind of database
-/// handle. Returns it with the column family handles to hand out: none if
-/// `cfs` named no family, as in RocksDB.
+/// handle; with `db_ttl`, as a TTL database (see `ttl.rs`). Returns it with
+/// the column family handles to hand out: none if `cfs` named no family, as
+/// in RocksDB.
 pub(crate) fn open_core<I>(
     opts: &Options,
     path: &Path,
     cfs: I,
     access: Access,
+    db_ttl: Option<Duration>,
 ) -> Result<(Core, BTreeMap<String, u32>), Error>
 where
     I: IntoIterator<Item = ColumnFamilyDescriptor>,
 {
-    {
-        let mut cfs: Vec<ColumnFamilyDescriptor> = cfs.into_iter().collect();
-        let named = !cfs.is_empty();
-        if !named {
-            cfs.push(ColumnFamilyDescriptor::new(
-                DEFAULT_COLUMN_FAMILY_NAME,
-                opts.clone(),
-            ));
-        } else if !cfs.iter().any(|cf| cf.name == DEFAULT_COLUMN_FAMILY_NAME) {
-            cfs.push(ColumnFamilyDescriptor::new(
-                DEFAULT_COLUMN_FAMILY_NAME,
-                Options::default(),
-            ));
-        }
-        reject_comparators(opts, &cfs)?;
-        if let Err(e) = fs::create_dir_all(path) {
-            return Err(Error::new(format!(
-                "Failed to create RocksDB directory: `{e:?}`."
-            )));
-        }
-        let engine = Db::open(path, engine_options(opts, access)).rocks()?;
-        check_all_named(&engine, &cfs)?;
-        let families = open_families(&engine, opts, &cfs, access)?;
-        let handles = if named {
-            families
-                .iter()
-                .map(|(id, f)| (f.name.clone(), *id))
-                .collect()
-        } else {
-            BTreeMap::new()
-        };
-        let core = Core::new(engine, access == Access::ReadOnly, families);
-        Ok((core, handles))
+    let mut cfs: Vec<ColumnFamilyDescriptor> = cfs.into_iter().collect();
+    let named = !cfs.is_empty();
+    if !named {
+        cfs.push(ColumnFamilyDescriptor::new(
+            DEFAULT_COLUMN_FAMILY_NAME,
+            opts.clone(),
+        ));
+    } else if !cfs.iter().any(|cf| cf.name == DEFAULT_COLUMN_FAMILY_NAME) {
+        cfs.push(ColumnFamilyDescriptor::new(
+            DEFAULT_COLUMN_FAMILY_NAME,
+            Options::default(),
+        ));
     }
+    reject_comparators(opts, &cfs)?;
+    if let Err(e) = fs::create_dir_all(path) {
+        return Err(Error::new(format!(
+            "Failed to create RocksDB directory: `{e:?}`."
+        )));
+    }
+    let engine = Db::open(path, engine_options(opts, access)).rocks()?;
+    check_all_named(&engine, &cfs)?;
+    let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
+    let handles = if named {
+        families
+            .iter()
+            .map(|(id, f)| (f.name.clone(), *id))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    let read_only = access == Access::ReadOnly;
+    let identity = crate::identity::ensure(path, read_only)?;
+    let mut core = Core::new(
+        engine,
+        read_only,
+        families,
+        opts.statistics.clone(),
+        identity,
+    );
+    core.stamped_values = db_ttl.is_some();
+    core.logger = opts.info_logger.clone();
+    core.log(&format!(
+        "AlexDB: opened database {} with column families {:?}",
+        path.display(),
+        core.families()
+            .values()
+            .map(|f| f.name.clone())
+            .collect::<Vec<_>>()
+    ));
+    Ok((core, handles))
 }
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
@@ -334,6 +367,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
                 || name.starts_with(alexdb_engine::PREPARED_PREFIX)
+                || name == crate::identity::IDENTITY_FILE
                 || alexdb_engine::segment::parse_file_name(&name).is_some();
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {
@@ -350,13 +384,20 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Not supported: AlexDB checks and recovers a database every time it
-    /// opens it, and has nothing more to repair. Fails with `Not implemented`.
+    /// Does what AlexDB's recovery can: opens the database at `path` (which
+    /// zeroes a torn tail of the newest log segment, removes an orphaned
+    /// compaction output and the segments a sealed one replaced, and checks
+    /// every frame) and closes it. Damage recovery cannot mend (corruption
+    /// in the middle of the data) is returned as its `Corruption` error;
+    /// nothing is dropped to get past it. Fails with the LOCK `IO error`
+    /// while the database is open.
     pub fn repair<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<(), Error> {
-        Err(Error::not_supported(format_args!(
-            "AlexDB has no repair; opening {} recovers it",
-            path.as_ref().display()
-        )))
+        let engine_opts = alexdb_engine::Options {
+            create_if_missing: false,
+            background_compaction: false,
+            ..alexdb_engine::Options::default()
+        };
+        Db::open(path.as_ref(), engine_opts).rocks().map(drop)
     }
 }
 
@@ -380,10 +421,21 @@ fn secondary_unsupported(path: &Path) -> Error {
 /// AlexDB orders keys bytewise only; a custom comparator would silently
 /// change iteration order, so it is refused.
 fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
-    let custom = opts.comparator.is_some() || cfs.iter().any(|cf| cf.options.comparator.is_some());
-    if custom {
+    let all = std::iter::once(opts).chain(cfs.iter().map(|cf| &cf.options));
+    if let Some(name) = all
+        .filter_map(|o| o.compaction_filter_factory.as_ref())
+        .next()
+    {
+        return Err(Error::not_supported(format_args!(
+            "AlexDB does not run compaction filter factories ({name})"
+        )));
+    }
+    let with_ts = std::iter::once(opts)
+        .chain(cfs.iter().map(|cf| &cf.options))
+        .any(|o| o.comparator.as_ref().is_some_and(|c| c.timestamp_size > 0));
+    if with_ts {
         return Err(Error::not_supported(
-            "AlexDB orders keys bytewise and does not support custom comparators",
+            "AlexDB does not implement user-defined timestamps (set_comparator_with_ts)",
         ));
     }
     Ok(())
@@ -427,6 +479,7 @@ fn open_families(
     opts: &Options,
     cfs: &[ColumnFamilyDescriptor],
     access: Access,
+    db_ttl: Option<Duration>,
 ) -> Result<BTreeMap<u32, FamilyInfo>, Error> {
     let mut families = BTreeMap::new();
     for cf in cfs {
@@ -442,10 +495,9 @@ fn open_families(
                 )));
             }
         };
-        families.insert(
-            id.0,
-            FamilyInfo::register(engine, id, &cf.name, &cf.options)?,
-        );
+        let mut info = FamilyInfo::register(engine, id, &cf.name, &cf.options)?;
+        info.ttl = db_ttl.and_then(|_| super::ttl::family_ttl(db_ttl, cf.ttl));
+        families.insert(id.0, info);
     }
     Ok(families)
 }

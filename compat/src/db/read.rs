@@ -1,6 +1,7 @@
 //! Point reads, multi-reads, iterators and snapshots.
 
 use super::{DBAccess, DBCommon, DBInner, ThreadMode};
+use crate::cslice::CSlice;
 use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions, SnapshotWithThreadMode};
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
@@ -151,7 +152,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         keys.into_iter()
             .map(|key| {
                 let value = core.get(cf.cf_id(), key.as_ref(), readopts)?;
-                Ok(value.map(DBPinnableSlice::new))
+                Ok(value.map(|v| DBPinnableSlice::new(v, core.value_trim())))
             })
             .collect()
     }
@@ -183,6 +184,22 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             self.core().contains(cf.cf_id(), key.as_ref(), readopts),
             Ok(false)
         )
+    }
+
+    /// Whether `key` may exist in column family `cf`, with its value when
+    /// it does: AlexDB answers exactly, so the result is `(false, None)` or
+    /// `(true, Some(value))` (or `(true, None)` if the read failed).
+    pub fn key_may_exist_cf_opt_value<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        readopts: &ReadOptions,
+    ) -> (bool, Option<CSlice>) {
+        match self.core().get_copied(cf.cf_id(), key.as_ref(), readopts) {
+            Ok(Some(value)) => (true, Some(CSlice::new(value))),
+            Ok(None) => (false, None),
+            Err(_) => (true, None),
+        }
     }
 
     crate::db::iterator_methods::iterator_methods!();

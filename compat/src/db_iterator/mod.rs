@@ -8,7 +8,6 @@
 //! values are borrowed straight from the memory-mapped segments.
 
 use std::iter::FusedIterator;
-use std::marker::PhantomData;
 
 mod overlay;
 
@@ -17,6 +16,7 @@ pub(crate) use overlay::merge_unsupported;
 
 use crate::db::{DB, DBAccess};
 use crate::slice_transform::SliceTransform;
+use crate::statistics::Ticker;
 use crate::write_batch::KeyIndex;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
@@ -39,9 +39,30 @@ pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
     prefix: Option<Vec<u8>>,
     /// The iterator left the prefix and is no longer valid.
     left_prefix: bool,
-    /// The read options' bounds, `[lower, upper)`.
-    bounds: (Option<Vec<u8>>, Option<Vec<u8>>),
-    db: PhantomData<&'a D>,
+    /// What a refresh, or a seek of a tailing iterator, reads from again.
+    source: CursorSource<'a, D>,
+}
+
+/// Where an iterator's cursor comes from, to make a new one at the latest
+/// state on `refresh` (and on every seek of a tailing iterator).
+struct CursorSource<'a, D: DBAccess> {
+    db: &'a D,
+    cf: u32,
+    readopts: ReadOptions,
+}
+
+impl<D: DBAccess> CursorSource<'_, D> {
+    /// A cursor at the latest state (or the read options' snapshot), with
+    /// the pending writes of the handle (a transaction's own) laid over it.
+    fn cursor(&self) -> Result<OverlayCursor, Error> {
+        let pending = self.db.pending_writes_internal(
+            self.cf,
+            self.readopts.iterate_lower_bound.as_deref(),
+            self.readopts.iterate_upper_bound.as_deref(),
+        );
+        let cursor = self.db.core().cursor(self.cf, &self.readopts)?;
+        Ok(OverlayCursor::new(cursor, pending))
+    }
 }
 
 impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
@@ -56,20 +77,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         } else {
             None
         };
-        let pending = db.pending_writes_internal(
-            cf,
-            readopts.iterate_lower_bound.as_deref(),
-            readopts.iterate_upper_bound.as_deref(),
-        );
+        let source = CursorSource { db, cf, readopts };
         Self {
-            cursor: core
-                .cursor(cf, &readopts)
-                .map(|cursor| OverlayCursor::new(cursor, pending)),
+            cursor: source.cursor(),
             prefix_extractor,
             prefix: None,
             left_prefix: false,
-            bounds: (readopts.iterate_lower_bound, readopts.iterate_upper_bound),
-            db: PhantomData,
+            source,
         }
     }
 
@@ -77,13 +91,64 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// iterator (they win over whatever it saw for the same key), within
     /// its bounds, and unpositions it.
     pub(crate) fn lay_over(mut self, index: &KeyIndex, cf: u32) -> Self {
-        let (lower, upper) = (self.bounds.0.as_deref(), self.bounds.1.as_deref());
+        let readopts = &self.source.readopts;
+        let (lower, upper) = (
+            readopts.iterate_lower_bound.as_deref(),
+            readopts.iterate_upper_bound.as_deref(),
+        );
         let newer = index.range(cf, lower, upper);
         if let Ok(cursor) = &mut self.cursor {
             cursor.lay_over(newer);
         }
         self.left_prefix = false;
         self
+    }
+
+    /// Moves the iterator to the latest state of the database; it is then
+    /// not positioned and must be sought again. An iterator made with a
+    /// snapshot stops using it (the snapshot itself stays valid), as in
+    /// rocksdb.
+    pub fn refresh(&mut self) -> Result<(), Error> {
+        self.source.readopts.snapshot = None;
+        self.cursor = self.source.cursor();
+        self.prefix = None;
+        self.left_prefix = false;
+        self.cursor.as_ref().map(drop).map_err(Clone::clone)
+    }
+
+    /// A tailing iterator (`ReadOptions::set_tailing`) reads the latest
+    /// state at every seek, so it sees the writes made since it was created.
+    fn renew_if_tailing(&mut self) {
+        if self.source.readopts.tailing && self.source.readopts.snapshot.is_none() {
+            self.cursor = self.source.cursor();
+        }
+    }
+
+    /// For a tailing iterator, moves to the latest state and re-finds the
+    /// current key with `seek`. Returns true if the key is gone and the
+    /// iterator already stands on its neighbour (the step is then done);
+    /// false if the caller still has to step off the current key.
+    fn renew_at_current_key(&mut self, seek: fn(&mut OverlayCursor, &[u8])) -> bool {
+        if !self.source.readopts.tailing || self.source.readopts.snapshot.is_some() {
+            return false;
+        }
+        let Some(key) = self.key().map(<[u8]>::to_vec) else {
+            return false;
+        };
+        self.cursor = self.source.cursor();
+        let Ok(cursor) = &mut self.cursor else {
+            return true;
+        };
+        seek(cursor, &key);
+        cursor
+            .item()
+            .is_none_or(|(current, _)| current != key.as_slice())
+    }
+
+    /// The user timestamp of the current entry: empty while valid (AlexDB
+    /// stores no user timestamps), `None` when not valid.
+    pub fn timestamp(&self) -> Option<&[u8]> {
+        self.valid().then_some(&[][..])
     }
 
     /// Whether the iterator is on an entry. It is not after a move past
@@ -102,6 +167,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the first key of the range.
     pub fn seek_to_first(&mut self) {
+        self.renew_if_tailing();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_to_first();
         }
@@ -110,6 +176,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the last key of the range.
     pub fn seek_to_last(&mut self) {
+        self.renew_if_tailing();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_to_last();
         }
@@ -118,6 +185,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the first key `>= key`.
     pub fn seek<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.renew_if_tailing();
         let key = key.as_ref();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek(key);
@@ -127,6 +195,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Positions at the last key `<= key`.
     pub fn seek_for_prev<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.renew_if_tailing();
         let key = key.as_ref();
         if let Ok(cursor) = &mut self.cursor {
             cursor.seek_for_prev(key);
@@ -139,10 +208,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if let Ok(cursor) = &mut self.cursor {
+        if !self.renew_at_current_key(OverlayCursor::seek)
+            && let Ok(cursor) = &mut self.cursor
+        {
             cursor.forward();
         }
         self.check_prefix();
+        self.count_move(Ticker::NumberDbNext, Ticker::NumberDbNextFound);
     }
 
     /// Moves to the previous key; does nothing if the iterator is not valid.
@@ -150,10 +222,26 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         if !self.valid() {
             return;
         }
-        if let Ok(cursor) = &mut self.cursor {
+        if !self.renew_at_current_key(OverlayCursor::seek_for_prev)
+            && let Ok(cursor) = &mut self.cursor
+        {
             cursor.backward();
         }
         self.check_prefix();
+        self.count_move(Ticker::NumberDbPrev, Ticker::NumberDbPrevFound);
+    }
+
+    /// Counts a seek or step in the statistics, if enabled: the move, and
+    /// whether it found an entry and that entry's bytes.
+    fn count_move(&self, moved: Ticker, found: Ticker) {
+        let Some(stats) = self.source.db.core().statistics() else {
+            return;
+        };
+        stats.add(moved, 1);
+        if let Some((key, value)) = self.item() {
+            stats.add(found, 1);
+            stats.add(Ticker::IterBytesRead, (key.len() + value.len()) as u64);
+        }
     }
 
     /// The current key, if the iterator is valid.
@@ -174,9 +262,16 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
         self.cursor.as_ref().ok()?.item()
     }
 
-    /// Sets the prefix to stay within after a seek: the seek key's prefix,
-    /// or for `seek_to_first`/`seek_to_last` the prefix of the key found.
+    /// After a seek: sets the prefix to stay within (the seek key's prefix,
+    /// or for `seek_to_first`/`seek_to_last` the prefix of the key found)
+    /// and counts the seek.
     fn after_seek(&mut self, target: Option<&[u8]>) {
+        self.set_prefix(target);
+        self.count_move(Ticker::NumberDbSeek, Ticker::NumberDbSeekFound);
+    }
+
+    /// The prefix part of [`Self::after_seek`].
+    fn set_prefix(&mut self, target: Option<&[u8]>) {
         self.left_prefix = false;
         let Some(extractor) = &self.prefix_extractor else {
             return;
@@ -281,6 +376,15 @@ impl<'a, D: DBAccess> DBIteratorWithThreadMode<'a, D> {
     /// Whether the underlying raw iterator is on an entry.
     pub fn valid(&self) -> bool {
         self.raw.valid()
+    }
+
+    /// Moves to the latest state of the database (see
+    /// [`DBRawIteratorWithThreadMode::refresh`]), then repositions as
+    /// `mode` says.
+    pub fn refresh(&mut self, mode: IteratorMode) -> Result<(), Error> {
+        self.raw.refresh()?;
+        self.set_mode(mode);
+        Ok(())
     }
 }
 

@@ -8,10 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use alexdb_engine::Cursor;
-
 use crate::Error;
-use crate::db::errors::from_engine_ref;
+use crate::family_cursor::FamilyCursor;
 use crate::write_batch::PendingWrite;
 
 /// Where the current entry comes from.
@@ -24,14 +22,14 @@ enum Current {
 /// An engine cursor merged with sorted pending writes (already limited to
 /// the cursor's bounds).
 pub(crate) struct OverlayCursor {
-    base: Cursor,
+    base: FamilyCursor,
     pending: Vec<(Vec<u8>, PendingWrite)>,
     current: Option<Current>,
     error: Option<Error>,
 }
 
 impl OverlayCursor {
-    pub(crate) fn new(base: Cursor, pending: Vec<(Vec<u8>, PendingWrite)>) -> Self {
+    pub(crate) fn new(base: FamilyCursor, pending: Vec<(Vec<u8>, PendingWrite)>) -> Self {
         Self {
             base,
             pending,
@@ -58,13 +56,13 @@ impl OverlayCursor {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        self.base.status().map_err(from_engine_ref)
+        self.base.status()
     }
 
     /// The current key and value.
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
         match self.current? {
-            Current::Base => self.base.entry().map(|e| (e.key(), e.value())),
+            Current::Base => self.base.item(),
             Current::Pending(i) => match &self.pending[i] {
                 (key, PendingWrite::Put(value)) => Some((key, value)),
                 _ => None,
@@ -133,7 +131,7 @@ impl OverlayCursor {
     }
 
     fn base_key(&self) -> Option<&[u8]> {
-        self.base.entry().map(|e| e.key())
+        self.base.item().map(|(key, _)| key)
     }
 
     /// Lands on the smaller of the base cursor's key and `pending[i]`,

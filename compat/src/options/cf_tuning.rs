@@ -221,12 +221,13 @@ impl Options {
         }
     }
 
-    /// Accepted for compatibility; AlexDB does not run compaction filter
-    /// factories yet, so the factory is dropped and has no effect.
+    /// Records a compaction filter factory. AlexDB does not run factories
+    /// yet, so opening a database (or creating a column family) with these
+    /// options fails with `Not implemented` rather than ignore the filter.
     pub fn set_compaction_filter_factory<F>(&mut self, factory: F)
     where
         F: CompactionFilterFactory + 'static,
     {
-        drop(factory);
+        self.compaction_filter_factory = Some(factory.name().to_string_lossy().into_owned());
     }
 }

@@ -21,11 +21,12 @@ use crate::comparator::{Comparator, CompareFn, CompareTsFn, CompareWithoutTsFn};
 use crate::cstr_like::{CStrLike, name_to_string};
 use crate::merge_operator::{MergeFn, MergeOperator};
 use crate::slice_transform::SliceTransform;
-use crate::statistics::StatsLevel;
+use crate::statistics::{Histogram, HistogramData, Statistics, StatsLevel, Ticker};
 
 use super::cache::Cache;
 use super::enums::DBRecoveryMode;
 use super::env::Env;
+use super::info_logger::InfoLogger;
 
 /// A compaction filter function: `(level, key, value) -> Decision`.
 pub(crate) type CompactionFilterBox = Box<dyn FnMut(u32, &[u8], &[u8]) -> Decision + Send>;
@@ -36,9 +37,8 @@ pub(crate) type SharedCompactionFilter = Arc<Mutex<CompactionFilterBox>>;
 /// A named compaction filter, as stored in the options.
 #[derive(Clone)]
 pub(crate) struct CompactionFilter {
-    #[allow(dead_code, reason = "compaction filters are not run yet")]
+    #[allow(dead_code, reason = "kept for the options' Debug output")]
     pub(crate) name: String,
-    #[allow(dead_code, reason = "compaction filters are not run yet")]
     pub(crate) filter: SharedCompactionFilter,
 }
 
@@ -67,7 +67,14 @@ pub struct Options {
     pub(crate) merge_operator: Option<MergeOperator>,
     pub(crate) comparator: Option<Comparator>,
     pub(crate) compaction_filter: Option<CompactionFilter>,
-    pub(crate) statistics_enabled: bool,
+    /// The name of a compaction filter factory, which AlexDB cannot run:
+    /// opening with one fails with `Not implemented`.
+    pub(crate) compaction_filter_factory: Option<String>,
+    /// Where the database's informational messages go.
+    pub(crate) info_logger: Option<InfoLogger>,
+    /// The collector every database opened with these options counts into
+    /// (shared by clones), once `enable_statistics` is called.
+    pub(crate) statistics: Option<Arc<Statistics>>,
     pub(crate) track_and_verify_wals_in_manifest: bool,
     pub(crate) write_dbid_to_manifest: bool,
 }
@@ -93,7 +100,9 @@ impl Default for Options {
             merge_operator: None,
             comparator: None,
             compaction_filter: None,
-            statistics_enabled: false,
+            compaction_filter_factory: None,
+            info_logger: None,
+            statistics: None,
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
         }
@@ -117,20 +126,25 @@ impl fmt::Debug for Options {
 }
 
 impl Options {
-    /// Loads the options of an existing database from its options file.
+    /// The options and column families of the existing database at `path`.
     ///
-    /// AlexDB does not keep a RocksDB options file, so this fails with a
-    /// `NotSupported` error.
+    /// RocksDB reads them from its `OPTIONS` file. AlexDB persists no tuning
+    /// options (and RocksDB cannot persist functions such as comparators
+    /// either), so it returns default options and one descriptor with
+    /// default options for each column family the database has. Fails as
+    /// `DB::list_cf` does when there is no database at `path`.
     pub fn load_latest<P: AsRef<Path>>(
         path: P,
         _env: Env,
         _ignore_unknown_options: bool,
         _cache: Cache,
     ) -> Result<(Options, Vec<ColumnFamilyDescriptor>), Error> {
-        Err(Error::not_supported(format_args!(
-            "AlexDB keeps no RocksDB OPTIONS file to load in {}",
-            path.as_ref().display()
-        )))
+        let names = crate::DB::list_cf(&Options::default(), path)?;
+        let cfs = names
+            .into_iter()
+            .map(|name| ColumnFamilyDescriptor::new(name, Options::default()))
+            .collect();
+        Ok((Options::default(), cfs))
     }
 
     /// Returns a copy of these options with the `name=value;...` settings of
@@ -142,8 +156,15 @@ impl Options {
         &mut self,
         opts_str: S,
     ) -> Result<Options, Error> {
+        let opts_str = opts_str.as_ref();
+        if let Some(at) = opts_str.find('\0') {
+            return Err(Error::new(format!(
+                "options string must not contain NUL (0x00) bytes: \
+                 nul byte found in provided data at position: {at}"
+            )));
+        }
         let mut options = self.clone();
-        for clause in opts_str.as_ref().split(';') {
+        for clause in opts_str.split(';') {
             let clause = clause.trim();
             if clause.is_empty() {
                 continue;
@@ -351,20 +372,48 @@ impl Options {
         });
     }
 
-    /// Turns statistics collection on; [`Options::get_statistics`] then
-    /// returns a report.
+    /// Sends the database's informational messages to `logger` (AlexDB's
+    /// own: database opened, manual compaction, database closed; it keeps
+    /// no `LOG` file).
+    pub fn set_info_logger(&mut self, logger: InfoLogger) {
+        self.info_logger = Some(logger);
+    }
+
+    /// The logger set with [`Self::set_info_logger`], or one that drops
+    /// every message.
+    pub fn get_info_logger(&self) -> InfoLogger {
+        self.info_logger.clone().unwrap_or_else(InfoLogger::discard)
+    }
+
+    /// Turns statistics collection on: databases opened with these options
+    /// (or a clone of them) count into one shared collector, read with
+    /// [`Options::get_statistics`], [`Options::get_ticker_count`] and
+    /// [`Options::get_histogram_data`].
     pub fn enable_statistics(&mut self) {
-        self.statistics_enabled = true;
+        self.statistics.get_or_insert_with(Default::default);
     }
 
-    /// The statistics report, or `None` when statistics are not enabled.
+    /// The statistics in RocksDB's text format (one `<ticker> COUNT : <n>`
+    /// line per ticker, then one `<histogram> P50 : ... SUM : <n>` line per
+    /// histogram), or `None` when statistics are not enabled.
     pub fn get_statistics(&self) -> Option<String> {
-        self.statistics_enabled
-            .then(|| String::from("AlexDB statistics: no counters collected\n"))
+        self.statistics.as_ref().map(|s| s.report())
     }
 
-    /// Accepted for compatibility; AlexDB collects no detailed statistics,
-    /// so this has no effect.
+    /// The count of `ticker` (0 when statistics are not enabled).
+    pub fn get_ticker_count(&self, ticker: Ticker) -> u64 {
+        self.statistics.as_ref().map_or(0, |s| s.ticker(ticker))
+    }
+
+    /// The summary of `histogram` (empty when statistics are not enabled).
+    pub fn get_histogram_data(&self, histogram: Histogram) -> HistogramData {
+        self.statistics
+            .as_ref()
+            .map_or_else(HistogramData::default, |s| s.histogram(histogram))
+    }
+
+    /// Accepted for compatibility: AlexDB's counters are cheap enough to
+    /// keep at every level, so the level changes nothing.
     pub fn set_statistics_level(&self, _level: StatsLevel) {}
 
     /// Records whether synced WAL files are tracked (AlexDB always checks

@@ -10,7 +10,9 @@ mod compaction;
 mod db_options;
 mod enums;
 mod env;
+mod info_logger;
 mod read;
+mod set_options;
 mod table;
 mod tuning;
 mod write;
@@ -20,12 +22,15 @@ pub use compaction::{
     CompactOptions, FifoCompactOptions, UniversalCompactOptions, WaitForCompactOptions,
 };
 pub use db_options::Options;
+pub(crate) use db_options::SharedCompactionFilter;
 pub use enums::{
     BlockBasedIndexType, BlockBasedTablePinningTier, BottommostLevelCompaction, ChecksumType,
     CompactionPri, DBCompactionStyle, DBCompressionType, DBRecoveryMode, DataBlockIndexType,
     KeyEncodingType, LogLevel, MemtableFactory, ReadTier, UniversalCompactionStopStyle,
 };
 pub use env::{DBPath, Env};
+pub use info_logger::InfoLogger;
 pub use read::ReadOptions;
+pub(crate) use set_options::validate as validate_set_options;
 pub use table::{BlockBasedOptions, CuckooTableOptions, PlainTableFactoryOptions};
 pub use write::{FlushOptions, IngestExternalFileOptions, WriteOptions};

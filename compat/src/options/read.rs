@@ -112,6 +112,16 @@ impl ReadOptions {
     /// has no effect.
     pub fn set_readahead_size(&mut self, _v: usize) {}
 
+    /// Accepted for compatibility. In RocksDB a best-effort deadline (in
+    /// microseconds since the epoch) checked while a read waits on file
+    /// I/O; AlexDB's reads never issue file I/O requests (they read mapped
+    /// memory), so there is nothing to time out.
+    pub fn set_deadline(&mut self, _microseconds: u64) {}
+
+    /// Accepted for compatibility: RocksDB's timeout of each file read
+    /// request; AlexDB's reads issue none (see [`Self::set_deadline`]).
+    pub fn set_io_timeout(&mut self, _microseconds: u64) {}
+
     /// Accepted for compatibility; AlexDB reads through memory maps, so this
     /// has no effect.
     pub fn set_auto_readahead_size(&mut self, _v: bool) {}

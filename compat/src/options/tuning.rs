@@ -17,6 +17,14 @@ impl Options {
     /// Accepted for compatibility; AlexDB keeps all its files under the database path, so this has no effect.
     pub fn set_db_paths(&mut self, _paths: &[DBPath]) {}
 
+    /// Accepted for compatibility; AlexDB keeps every column family in the
+    /// segment files under the database path, so this has no effect.
+    pub fn set_cf_paths(&mut self, _paths: &[DBPath]) {}
+
+    /// Accepted for compatibility; AlexDB has no memtable to purge, so this
+    /// has no effect.
+    pub fn set_experimental_mempurge_threshold(&mut self, _threshold: f64) {}
+
     /// Accepted for compatibility; AlexDB reads through memory maps, so this has no effect.
     pub fn set_compaction_readahead_size(&mut self, _compaction_readahead_size: usize) {}
 

@@ -87,7 +87,7 @@ impl<T: ThreadMode> OptimisticTransactionDB<T> {
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
         let path = path.as_ref();
-        let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite)?;
+        let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite, None)?;
         let inner = OptimisticTransactionDBInner { core };
         Ok(Self::from_inner(inner, handles, path.to_path_buf()))
     }

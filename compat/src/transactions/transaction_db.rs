@@ -153,7 +153,7 @@ impl<T: ThreadMode> TransactionDB<T> {
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
         let path = path.as_ref();
-        let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite)?;
+        let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite, None)?;
         let max_locks = usize::try_from(txn_db_opts.max_num_locks)
             .ok()
             .filter(|n| *n > 0);

@@ -47,7 +47,7 @@ impl<'db, DB> Transaction<'db, DB> {
             return answer.map(|v| v.map(DBPinnableSlice::owned));
         }
         let value = self.core.get(cf, key, readopts)?;
-        Ok(value.map(DBPinnableSlice::new))
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.core.value_trim())))
     }
 
     /// Reads `key` from the default column family.

@@ -212,6 +212,19 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         self.append(DELETE, cf.cf_id(), &[&key]);
     }
 
+    /// Removes `key` from the default column family, for keys put at most
+    /// once since their last deletion (RocksDB's single delete). AlexDB
+    /// applies it as a delete, which gives the same result whenever that
+    /// contract holds.
+    pub fn single_delete<K: AsRef<[u8]>>(&mut self, key: K) {
+        self.append(SINGLE_DELETE, DEFAULT_CF, &[key.as_ref()]);
+    }
+
+    /// [`Self::single_delete`] in column family `cf`.
+    pub fn single_delete_cf<K: AsRef<[u8]>>(&mut self, cf: &impl AsColumnFamilyRef, key: K) {
+        self.append(SINGLE_DELETE, cf.cf_id(), &[key.as_ref()]);
+    }
+
     /// Removes `key` at timestamp `ts` from column family `cf`, for keys put
     /// at most once since their last deletion.
     pub fn singledelete_cf_with_ts<K: AsRef<[u8]>, S: AsRef<[u8]>>(
@@ -284,11 +297,12 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         rep::sequence(&self.rep)
     }
 
+    /// Adds a range delete of `[from, to)` to column family id `cf_id`.
+    pub(crate) fn delete_range_in(&mut self, cf_id: u32, from: &[u8], to: &[u8]) {
+        self.append(DELETE_RANGE, cf_id, &[from, to]);
+    }
+
     /// Stores `sequence` in the batch header (as RocksDB does on write).
-    #[allow(
-        dead_code,
-        reason = "for get_updates_since and transactions, not implemented yet"
-    )]
     pub(crate) fn set_sequence(&mut self, sequence: u64) {
         rep::ensure_header(&mut self.rep);
         rep::set_sequence(&mut self.rep, sequence);
@@ -303,11 +317,6 @@ pub(crate) struct BatchMark {
 }
 
 impl WriteBatchWithTransaction<false> {
-    /// Removes the keys in `[from, to)` from the column family with id `cf`.
-    pub(crate) fn delete_range_in(&mut self, cf: u32, from: &[u8], to: &[u8]) {
-        self.append(DELETE_RANGE, cf, &[from, to]);
-    }
-
     /// Removes the keys in `[from, to)` from the default column family.
     pub fn delete_range<K: AsRef<[u8]>>(&mut self, from: K, to: K) {
         self.append(DELETE_RANGE, DEFAULT_CF, &[from.as_ref(), to.as_ref()]);

@@ -1,0 +1,179 @@
+//! [`FamilyCursor`]: what an iterator reads a column family through.
+//!
+//! A column family in bytewise order (the default) is read through the
+//! engine's cursor, straight from the learned index. The learned index is
+//! byte-ordered, so a column family with a custom comparator is served by
+//! another ordered structure: a copy of its entries at the iterator's
+//! moment (or snapshot), sorted by the comparator once when the iterator is
+//! made (`O(n log n)` in the column family's size), with the read options'
+//! bounds applied in the comparator's order.
+
+use std::cmp::Ordering;
+
+use alexdb_engine::Cursor;
+
+use crate::Error;
+use crate::comparator::Comparator;
+use crate::db::errors::from_engine_ref;
+
+/// A positioned reader over one column family's entries.
+pub(crate) struct FamilyCursor {
+    order: Order,
+    /// Bytes at the end of each value that are not the user's (a TTL
+    /// stamp), cut off by [`FamilyCursor::item`].
+    trim: usize,
+}
+
+/// How the entries are ordered.
+enum Order {
+    /// Bytewise order: the engine's cursor.
+    Bytewise(Cursor),
+    /// A custom comparator's order: a sorted copy.
+    Sorted(SortedEntries),
+}
+
+/// A column family's entries sorted by its comparator, and a position.
+pub(crate) struct SortedEntries {
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    comparator: Comparator,
+    at: Option<usize>,
+}
+
+impl SortedEntries {
+    /// Reads every entry of `cursor` and sorts them by `comparator`,
+    /// keeping those in `[lower, upper)` by its order.
+    pub(crate) fn new(
+        mut cursor: Cursor,
+        comparator: Comparator,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> Result<Self, Error> {
+        let mut entries = Vec::new();
+        cursor.seek_to_first();
+        while let Some(entry) = cursor.entry() {
+            entries.push((entry.key().to_vec(), entry.value().to_vec()));
+            cursor.forward();
+        }
+        cursor.status().map_err(from_engine_ref)?;
+        entries.sort_by(|a, b| comparator.compare(&a.0, &b.0));
+        entries.retain(|(key, _)| {
+            lower.is_none_or(|l| comparator.compare(key, l) != Ordering::Less)
+                && upper.is_none_or(|u| comparator.compare(key, u) == Ordering::Less)
+        });
+        Ok(Self {
+            entries,
+            comparator,
+            at: None,
+        })
+    }
+
+    fn seek(&mut self, key: &[u8]) {
+        let cmp = &self.comparator;
+        let index = self
+            .entries
+            .partition_point(|(k, _)| cmp.compare(k, key) == Ordering::Less);
+        self.at = (index < self.entries.len()).then_some(index);
+    }
+
+    fn seek_for_prev(&mut self, key: &[u8]) {
+        let cmp = &self.comparator;
+        let index = self
+            .entries
+            .partition_point(|(k, _)| cmp.compare(k, key) != Ordering::Greater);
+        self.at = index.checked_sub(1);
+    }
+}
+
+impl FamilyCursor {
+    /// Reads in bytewise order through the engine's cursor.
+    pub(crate) fn bytewise(cursor: Cursor, trim: usize) -> Self {
+        Self {
+            order: Order::Bytewise(cursor),
+            trim,
+        }
+    }
+
+    /// Reads a sorted copy.
+    pub(crate) fn sorted(entries: SortedEntries, trim: usize) -> Self {
+        Self {
+            order: Order::Sorted(entries),
+            trim,
+        }
+    }
+
+    /// Whether the cursor is on an entry.
+    pub(crate) fn valid(&self) -> bool {
+        self.item().is_some()
+    }
+
+    /// The current key and value.
+    pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
+        let (key, value) = match &self.order {
+            Order::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value()))?,
+            Order::Sorted(sorted) => sorted
+                .at
+                .and_then(|at| sorted.entries.get(at))
+                .map(|(k, v)| (k.as_slice(), v.as_slice()))?,
+        };
+        Some((key, &value[..value.len().saturating_sub(self.trim)]))
+    }
+
+    /// The error that stopped the cursor, if any.
+    pub(crate) fn status(&self) -> Result<(), Error> {
+        match &self.order {
+            Order::Bytewise(cursor) => cursor.status().map_err(from_engine_ref),
+            Order::Sorted(_) => Ok(()),
+        }
+    }
+
+    /// Positions at the first entry.
+    pub(crate) fn seek_to_first(&mut self) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_to_first(),
+            Order::Sorted(sorted) => sorted.at = (!sorted.entries.is_empty()).then_some(0),
+        }
+    }
+
+    /// Positions at the last entry.
+    pub(crate) fn seek_to_last(&mut self) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_to_last(),
+            Order::Sorted(sorted) => sorted.at = sorted.entries.len().checked_sub(1),
+        }
+    }
+
+    /// Positions at the first entry `>= key`.
+    pub(crate) fn seek(&mut self, key: &[u8]) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek(key),
+            Order::Sorted(sorted) => sorted.seek(key),
+        }
+    }
+
+    /// Positions at the last entry `<= key`.
+    pub(crate) fn seek_for_prev(&mut self, key: &[u8]) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.seek_for_prev(key),
+            Order::Sorted(sorted) => sorted.seek_for_prev(key),
+        }
+    }
+
+    /// Moves to the next entry.
+    pub(crate) fn forward(&mut self) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.forward(),
+            Order::Sorted(sorted) => {
+                let len = sorted.entries.len();
+                sorted.at = sorted.at.map(|at| at + 1).filter(|&next| next < len);
+            }
+        }
+    }
+
+    /// Moves to the previous entry.
+    pub(crate) fn backward(&mut self) {
+        match &mut self.order {
+            Order::Bytewise(cursor) => cursor.backward(),
+            Order::Sorted(sorted) => sorted.at = sorted.at.and_then(|at| at.checked_sub(1)),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! [`DBWALIterator`]: the write batches logged after a sequence number, from
+//! `DB::get_updates_since`.
+//!
+//! AlexDB's log is its storage: every write is one batch frame in a log
+//! segment, read back with the engine's `Db::batches_since` and re-encoded
+//! as a rocksdb [`WriteBatch`] (puts and deletes, in their column
+//! families). Batches that compaction has already folded into compaction
+//! output are gone; asking for them fails with RocksDB's `NotFound: Gap in
+//! sequence numbers`.
+
+use alexdb_engine::format::record::RecordKind;
+use alexdb_engine::{BatchLog, LoggedBatch};
+
+use crate::db::errors::from_engine;
+use crate::{Error, WriteBatch};
+
+/// The batches written after a sequence number, oldest first, each with the
+/// sequence number of its first write.
+pub struct DBWALIterator {
+    log: BatchLog,
+    status: Result<(), Error>,
+    done: bool,
+}
+
+impl DBWALIterator {
+    pub(crate) fn new(log: BatchLog) -> Self {
+        Self {
+            log,
+            status: Ok(()),
+            done: false,
+        }
+    }
+
+    /// Whether the iterator can return more batches: false once it has
+    /// returned the last one or an error.
+    pub fn valid(&self) -> bool {
+        !self.done
+    }
+
+    /// The error the iterator stopped at, if any.
+    pub fn status(&self) -> Result<(), Error> {
+        self.status.clone()
+    }
+}
+
+/// The logged batch as a rocksdb write batch.
+fn to_write_batch(batch: &LoggedBatch) -> WriteBatch {
+    let mut out = WriteBatch::default();
+    for record in &batch.records {
+        match record.kind {
+            RecordKind::Put => out.put_in(record.keyspace, &record.key, &record.value),
+            RecordKind::Delete => out.delete_in(record.keyspace, &record.key),
+            RecordKind::Merge => out.merge_in(record.keyspace, &record.key, &record.value),
+            RecordKind::RangeDelete => {
+                out.delete_range_in(record.keyspace, &record.key, &record.value);
+            }
+        }
+    }
+    out.set_sequence(batch.seq);
+    out
+}
+
+impl Iterator for DBWALIterator {
+    type Item = Result<(u64, WriteBatch), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.log.next() {
+            Some(Ok(batch)) => Some(Ok((batch.seq, to_write_batch(&batch)))),
+            Some(Err(err)) => {
+                self.done = true;
+                let err = from_engine(err);
+                self.status = Err(err.clone());
+                Some(Err(err))
+            }
+            None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Custom comparators: iterators of a column family with a comparator
+//! follow its order (bounds and seeks included), checked against a sorted
+//! model; other column families stay bytewise.
+
+use std::cmp::Ordering;
+
+use alexdb as rocksdb;
+
+use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, ReadOptions};
+
+fn reverse(a: &[u8], b: &[u8]) -> Ordering {
+    b.cmp(a)
+}
+
+fn open(dir: &std::path::Path) -> DB {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let mut reversed = Options::default();
+    reversed.set_comparator("reverse", Box::new(reverse));
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", reversed)];
+    DB::open_cf_descriptors(&opts, dir, cfs).unwrap()
+}
+
+fn keys(iter: impl Iterator<Item = Result<(Box<[u8]>, Box<[u8]>), rocksdb::Error>>) -> Vec<u8> {
+    iter.map(|item| item.unwrap().0[0]).collect()
+}
+
+#[test]
+fn iteration_follows_the_comparator() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let cf = db.cf_handle("rev").unwrap();
+    for k in [b'b', b'd', b'a', b'c'] {
+        db.put_cf(&cf, [k], [k]).unwrap();
+        db.put([k], [k]).unwrap();
+    }
+    assert_eq!(keys(db.iterator_cf(&cf, IteratorMode::Start)), b"dcba");
+    assert_eq!(keys(db.iterator_cf(&cf, IteratorMode::End)), b"abcd");
+    assert_eq!(
+        keys(db.iterator_cf(&cf, IteratorMode::From(b"c", Direction::Forward))),
+        b"cba"
+    );
+    assert_eq!(
+        keys(db.iterator_cf(&cf, IteratorMode::From(b"bb", Direction::Reverse))),
+        b"cd",
+        "seek_for_prev finds the last key not after bb in reverse order"
+    );
+    assert_eq!(
+        keys(db.iterator(IteratorMode::Start)),
+        b"abcd",
+        "default stays bytewise"
+    );
+
+    let mut opts = ReadOptions::default();
+    opts.set_iterate_lower_bound(b"c".to_vec());
+    opts.set_iterate_upper_bound(b"a".to_vec());
+    assert_eq!(
+        keys(db.iterator_cf_opt(&cf, opts, IteratorMode::Start)),
+        b"cb",
+        "bounds are in the comparator's order"
+    );
+}
+
+#[test]
+fn a_snapshot_iterator_keeps_its_moment_in_comparator_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let cf = db.cf_handle("rev").unwrap();
+    db.put_cf(&cf, b"a", b"1").unwrap();
+    db.put_cf(&cf, b"b", b"1").unwrap();
+    let snapshot = db.snapshot();
+    db.put_cf(&cf, b"c", b"1").unwrap();
+    db.delete_cf(&cf, b"a").unwrap();
+    assert_eq!(keys(snapshot.iterator_cf(&cf, IteratorMode::Start)), b"ba");
+    assert_eq!(keys(db.iterator_cf(&cf, IteratorMode::Start)), b"cb");
+    let mut raw = db.raw_iterator_cf(&cf);
+    raw.seek_to_first();
+    raw.next();
+    raw.prev();
+    assert_eq!(raw.key(), Some(&b"c"[..]));
+}
+
+#[test]
+fn a_timestamp_comparator_is_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_comparator_with_ts(
+        "ts",
+        8,
+        Box::new(reverse),
+        Box::new(reverse),
+        Box::new(|a: &[u8], _, b: &[u8], _| a.cmp(b)),
+    );
+    let err = DB::open(&opts, dir.path()).unwrap_err();
+    assert_eq!(err.kind(), rocksdb::ErrorKind::NotSupported);
+}

@@ -1,0 +1,260 @@
+// Included by `differential_features.rs` once per crate, with `api` naming
+// the crate. Each scenario returns a transcript of what it observed.
+
+use std::cmp::Ordering;
+use std::path::Path;
+use std::time::Duration;
+
+use api::{
+    ColumnFamilyDescriptor, ColumnFamilyTtl, CompactionDecision, DB, Direction, IteratorMode,
+    Options, ReadOptions, WriteBatch,
+};
+
+/// A small deterministic generator (an LCG) of keys and choices.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn key(&mut self) -> Vec<u8> {
+        format!("k{:02}", self.next() % 40).into_bytes()
+    }
+}
+
+fn open_opts() -> Options {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    opts
+}
+
+fn open_with_cf(path: &Path) -> DB {
+    DB::open_cf(&open_opts(), path, ["cf"]).unwrap()
+}
+
+/// `n` random puts, deletes and two-family batches.
+fn random_writes(db: &DB, rng: &mut Rng, n: usize) {
+    let cf = db.cf_handle("cf").unwrap();
+    for i in 0..n {
+        match rng.next() % 4 {
+            0 => db.put(rng.key(), format!("v{i}")).unwrap(),
+            1 => db.delete(rng.key()).unwrap(),
+            2 => db.put_cf(&cf, rng.key(), format!("c{i}")).unwrap(),
+            _ => {
+                let mut batch = WriteBatch::default();
+                batch.put(rng.key(), format!("b{i}"));
+                batch.delete_cf(&cf, rng.key());
+                batch.put_cf(&cf, rng.key(), format!("b{i}"));
+                db.write(batch).unwrap();
+            }
+        }
+    }
+}
+
+fn dump(db: &DB, out: &mut Vec<String>) {
+    for item in db.iterator(IteratorMode::Start) {
+        let (k, v) = item.unwrap();
+        out.push(format!("default {:?}={:?}", k, v));
+    }
+    if let Some(cf) = db.cf_handle("cf") {
+        for item in db.iterator_cf(&cf, IteratorMode::Start) {
+            let (k, v) = item.unwrap();
+            out.push(format!("cf {:?}={:?}", k, v));
+        }
+    }
+}
+
+pub fn checkpoint_copies_exactly_the_writes_before_it(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let db = open_with_cf(&dir.path().join("db"));
+    random_writes(&db, &mut rng, 200);
+    let copy_path = dir.path().join("copy");
+    api::checkpoint::Checkpoint::new(&db)
+        .unwrap()
+        .create_checkpoint(&copy_path)
+        .unwrap();
+    random_writes(&db, &mut rng, 50);
+    let mut out = Vec::new();
+    let copy = DB::open_cf(&Options::default(), &copy_path, ["cf"]).unwrap();
+    dump(&copy, &mut out);
+    out.push(format!("copy seq {}", copy.latest_sequence_number()));
+    out
+}
+
+/// Records the batches after `seq` as text.
+struct Ops(Vec<String>);
+
+impl api::WriteBatchIteratorCf for Ops {
+    fn put_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.0.push(format!("put {cf} {key:?} {value:?}"));
+    }
+    fn delete_cf(&mut self, cf: u32, key: &[u8]) {
+        self.0.push(format!("delete {cf} {key:?}"));
+    }
+    fn merge_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.0.push(format!("merge {cf} {key:?} {value:?}"));
+    }
+}
+
+pub fn updates_since_returns_the_logged_batches(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let db = open_with_cf(dir.path());
+    random_writes(&db, &mut rng, 60);
+    let latest = db.latest_sequence_number();
+    let mut out = vec![format!("latest {latest}")];
+    for from in [0, 1, latest / 2, latest.saturating_sub(1), latest] {
+        for item in db.get_updates_since(from).unwrap() {
+            let (seq, batch) = item.unwrap();
+            let mut ops = Ops(Vec::new());
+            batch.iterate_cf(&mut ops);
+            out.push(format!("from {from}: {seq} {:?}", ops.0));
+        }
+    }
+    let err = db.get_updates_since(latest + 1).err().unwrap();
+    out.push(format!("future: {:?}", err.kind()));
+    out
+}
+
+fn filter(_level: u32, key: &[u8], value: &[u8]) -> CompactionDecision {
+    match (key.last().copied().unwrap_or(0) % 3, value.first()) {
+        (0, _) => CompactionDecision::Remove,
+        (1, Some(b'v')) => CompactionDecision::Change(b"changed"),
+        _ => CompactionDecision::Keep,
+    }
+}
+
+pub fn compaction_filter_decisions_apply_at_compact_range(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let mut opts = open_opts();
+    opts.set_compaction_filter("diff", filter);
+    let db = DB::open_cf(&opts, dir.path(), ["cf"]).unwrap();
+    random_writes(&db, &mut rng, 150);
+    db.flush().unwrap();
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    let mut out = Vec::new();
+    dump(&db, &mut out);
+    out
+}
+
+pub fn ttl_entries_expire_at_compaction(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let keep = ColumnFamilyDescriptor::new_with_ttl("keep", Options::default(), ColumnFamilyTtl::Disabled);
+    let db = DB::open_cf_descriptors_with_ttl(&open_opts(), dir.path(), [keep], Duration::from_secs(1))
+        .unwrap();
+    let keep = db.cf_handle("keep").unwrap();
+    for i in 0..20 {
+        db.put(rng.key(), format!("old{i}")).unwrap();
+        db.put_cf(&keep, rng.key(), format!("kept{i}")).unwrap();
+    }
+    let mut out = Vec::new();
+    let count = |db: &DB| db.iterator(IteratorMode::Start).count();
+    out.push(format!("before expiry {}", count(&db)));
+    std::thread::sleep(Duration::from_millis(2100));
+    for i in 0..5 {
+        db.put(format!("new{i}"), b"fresh").unwrap();
+    }
+    db.flush().unwrap();
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    for item in db.iterator(IteratorMode::Start) {
+        let (k, v) = item.unwrap();
+        out.push(format!("default {k:?}={v:?}"));
+    }
+    for item in db.iterator_cf(&keep, IteratorMode::Start) {
+        let (k, v) = item.unwrap();
+        out.push(format!("keep {k:?}={v:?}"));
+    }
+    out
+}
+
+fn reverse(a: &[u8], b: &[u8]) -> Ordering {
+    b.cmp(a)
+}
+
+pub fn comparator_orders_every_iteration(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let mut cf_opts = Options::default();
+    cf_opts.set_comparator("diff_reverse", Box::new(reverse));
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", cf_opts)];
+    let db = DB::open_cf_descriptors(&open_opts(), dir.path(), cfs).unwrap();
+    let cf = db.cf_handle("rev").unwrap();
+    for i in 0..100 {
+        if rng.next().is_multiple_of(4) {
+            db.delete_cf(&cf, rng.key()).unwrap();
+        } else {
+            db.put_cf(&cf, rng.key(), format!("v{i}")).unwrap();
+        }
+    }
+    let keys = |mode: IteratorMode, opts: ReadOptions| -> String {
+        db.iterator_cf_opt(&cf, opts, mode)
+            .map(|item| String::from_utf8(item.unwrap().0.to_vec()).unwrap())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut out = vec![
+        keys(IteratorMode::Start, ReadOptions::default()),
+        keys(IteratorMode::End, ReadOptions::default()),
+        keys(IteratorMode::From(b"k20", Direction::Forward), ReadOptions::default()),
+        keys(IteratorMode::From(b"k20", Direction::Reverse), ReadOptions::default()),
+    ];
+    let mut bounded = ReadOptions::default();
+    bounded.set_iterate_lower_bound(b"k30".to_vec());
+    bounded.set_iterate_upper_bound(b"k10".to_vec());
+    out.push(keys(IteratorMode::Start, bounded));
+    out
+}
+
+pub fn ingested_files_override_the_database(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let db = open_with_cf(&dir.path().join("db"));
+    random_writes(&db, &mut rng, 100);
+    let mut keys: Vec<Vec<u8>> = (0..30).map(|_| rng.key()).collect();
+    keys.sort();
+    keys.dedup();
+    let file = dir.path().join("ingest.sst");
+    let opts = Options::default();
+    let mut writer = api::SstFileWriter::create(&opts);
+    writer.open(&file).unwrap();
+    for (i, key) in keys.iter().enumerate() {
+        if i.is_multiple_of(3) {
+            writer.delete(key).unwrap();
+        } else {
+            writer.put(key, format!("ingested{i}")).unwrap();
+        }
+    }
+    writer.finish().unwrap();
+    let cf = db.cf_handle("cf").unwrap();
+    db.ingest_external_file_cf(&cf, vec![&file]).unwrap();
+    let mut out = Vec::new();
+    dump(&db, &mut out);
+    out
+}
+
+pub fn set_options_accepts_and_refuses_the_same_input(_seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_with_cf(dir.path());
+    let cases: &[&[(&str, &str)]] = &[
+        &[("disable_auto_compactions", "true")],
+        &[("disable_auto_compactions", "maybe")],
+        &[("write_buffer_size", "67108864")],
+        &[("write_buffer_size", "-5")],
+        &[("max_bytes_for_level_multiplier", "8.5")],
+        &[("compression", "kZSTD")],
+        &[("compression", "zstd")],
+        &[("no_such_option", "1")],
+        &[("paranoid_file_checks", "true"), ("report_bg_io_stats", "false")],
+        &[],
+    ];
+    cases
+        .iter()
+        .map(|case| format!("{case:?}: {:?}", db.set_options(case).map_err(|e| e.kind())))
+        .collect()
+}

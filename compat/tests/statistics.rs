@@ -1,0 +1,80 @@
+//! Statistics: the tickers and histograms AlexDB fills, shared through the
+//! options, and RocksDB's text report; perf counters and memory usage.
+
+use alexdb as rocksdb;
+
+use rocksdb::perf::{PerfStatsLevel, get_memory_usage_stats, set_perf_stats};
+use rocksdb::statistics::{Histogram, Ticker};
+use rocksdb::{DB, Options, PerfContext, PerfMetric, WriteBatch};
+
+#[test]
+fn writes_and_reads_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.enable_statistics();
+    let db = DB::open(&opts, dir.path()).unwrap();
+    db.put(b"k", b"value").unwrap();
+    let mut batch = WriteBatch::default();
+    batch.put(b"a", b"1");
+    batch.delete(b"b");
+    db.write(batch).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"value".to_vec()));
+    assert_eq!(db.get(b"missing").unwrap(), None);
+
+    assert_eq!(opts.get_ticker_count(Ticker::NumberKeysWritten), 3);
+    assert!(opts.get_ticker_count(Ticker::BytesWritten) > 0);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberKeysRead), 2);
+    assert_eq!(opts.get_ticker_count(Ticker::BytesRead), 5);
+    let writes = opts.get_histogram_data(Histogram::DbWrite);
+    assert_eq!(writes.count(), 2);
+    assert!(writes.max() >= 1.0);
+    let mut iter = db.raw_iterator();
+    iter.seek_to_first();
+    iter.next();
+    iter.next();
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbSeek), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbSeekFound), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbNext), 2);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberDbNextFound), 1);
+    assert_eq!(opts.get_ticker_count(Ticker::IterBytesRead), 2 + 6);
+    let report = opts.get_statistics().unwrap();
+    assert!(report.contains("rocksdb.number.keys.written COUNT : 3\n"));
+    assert!(report.contains("rocksdb.db.get.micros P50 : "));
+}
+
+#[test]
+fn without_statistics_everything_is_zero() {
+    let opts = Options::default();
+    assert_eq!(opts.get_statistics(), None);
+    assert_eq!(opts.get_ticker_count(Ticker::BytesWritten), 0);
+    assert_eq!(opts.get_histogram_data(Histogram::DbGet).count(), 0);
+}
+
+#[test]
+fn perf_counts_read_bytes_on_this_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = DB::open_default(dir.path()).unwrap();
+    db.put(b"k", b"12345").unwrap();
+    let mut ctx = PerfContext::default();
+    set_perf_stats(PerfStatsLevel::EnableCount);
+    ctx.reset();
+    db.get(b"k").unwrap();
+    assert_eq!(ctx.metric(PerfMetric::GetReadBytes), 5);
+    assert!(ctx.report(true).contains("get_read_bytes = 5"));
+    set_perf_stats(PerfStatsLevel::Disable);
+}
+
+#[test]
+fn memory_usage_reports_index_and_mapped_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = DB::open_default(dir.path()).unwrap();
+    let before = get_memory_usage_stats(Some(&[&db]), None).unwrap();
+    for i in 0..10_000u32 {
+        db.put(i.to_be_bytes(), b"v").unwrap();
+    }
+    let after = get_memory_usage_stats(Some(&[&db]), None).unwrap();
+    assert!(before.mem_table_total > 0);
+    assert!(after.mem_table_total > before.mem_table_total);
+    assert!(after.mem_table_readers_total > 0);
+}
