@@ -166,11 +166,28 @@ fn a_committed_transaction_survives_reopen() {
 }
 
 #[test]
-fn merge_in_a_transaction_is_not_implemented_yet() {
+fn merges_in_a_transaction_commit_but_cannot_be_read_back_before() {
     let (_dir, db) = open();
     let txn = db.transaction();
     txn.merge(b"k", b"operand").unwrap();
-    assert_eq!(txn.get(b"k").unwrap_err().kind(), ErrorKind::NotSupported);
-    assert_eq!(txn.commit().unwrap_err().kind(), ErrorKind::NotSupported);
+    // Without a merge operator the commit fails as a RocksDB batch does.
+    assert_eq!(txn.commit().unwrap_err().kind(), ErrorKind::InvalidArgument);
     assert_eq!(db.get(b"k").unwrap(), None);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_merge_operator_associative("concat", |_, existing, operands| {
+        let mut v = existing.unwrap_or_default().to_vec();
+        operands.iter().for_each(|op| v.extend_from_slice(op));
+        Some(v)
+    });
+    let db: OptimisticTransactionDB = OptimisticTransactionDB::open(&opts, dir.path()).unwrap();
+    db.put(b"k", b"a").unwrap();
+    let txn = db.transaction();
+    txn.merge(b"k", b"b").unwrap();
+    // Reading a merge still pending in the transaction is not implemented.
+    assert_eq!(txn.get(b"k").unwrap_err().kind(), ErrorKind::NotSupported);
+    txn.commit().unwrap();
+    assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"ab"[..]));
 }

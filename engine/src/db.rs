@@ -380,6 +380,8 @@ impl Db {
             data_bytes: table.iter().map(|x| x.data_bytes()).sum(),
             dead_bytes: table.iter().map(|x| x.dead_bytes()).sum(),
             segments: table.len() as u64,
+            writes: s.counters.writes.load(Ordering::Relaxed),
+            keys_written: s.counters.keys_written.load(Ordering::Relaxed),
             compactions: s.counters.compactions.load(Ordering::Relaxed),
             bytes_reclaimed: s.counters.bytes_reclaimed.load(Ordering::Relaxed),
             compaction_errors: s.counters.compaction_errors.load(Ordering::Relaxed),

@@ -83,6 +83,11 @@ pub(crate) fn write_unless_changed(
     let mut w = shared.lock_writer();
     shared.check_poison()?;
     write_conflicts::check(shared, watched)?;
+    shared.counters.writes.fetch_add(1, Ordering::Relaxed);
+    shared
+        .counters
+        .keys_written
+        .fetch_add(batch.len() as u64, Ordering::Relaxed);
     let keyspaces = shared.keyspaces.load();
     let records = batch_plan::expand(shared, &keyspaces, batch)?;
     if records.is_empty() {

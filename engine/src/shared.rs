@@ -57,6 +57,10 @@ pub(crate) struct CompactionRequest {
 /// Counters exposed through [`crate::Stats`].
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
+    /// Write batches applied since open.
+    pub writes: AtomicU64,
+    /// Batch operations applied since open.
+    pub keys_written: AtomicU64,
     pub compactions: AtomicU64,
     pub bytes_reclaimed: AtomicU64,
     pub compaction_errors: AtomicU64,

@@ -19,6 +19,10 @@ pub struct Stats {
     pub dead_bytes: u64,
     /// Live segment files.
     pub segments: u64,
+    /// Write batches applied since open.
+    pub writes: u64,
+    /// Batch operations applied since open.
+    pub keys_written: u64,
     /// Compactions run since open.
     pub compactions: u64,
     /// Bytes freed by compaction since open.
