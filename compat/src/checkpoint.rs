@@ -57,3 +57,36 @@ pub(crate) fn create(core: &Core, path: &Path) -> Result<(), Error> {
     core.engine.checkpoint(path).rocks()?;
     crate::identity::copy(core.engine.path(), path)
 }
+
+/// Makes checkpoints of a [`TransactionDB`](crate::TransactionDB), as
+/// [`Checkpoint`] does of a plain database: committed transactions are in
+/// the copy, uncommitted ones are not.
+pub struct TransactionDBCheckpoint<'db> {
+    inner: Checkpoint<'db>,
+}
+
+impl<'db> TransactionDBCheckpoint<'db> {
+    /// A checkpoint maker for `db`; `create_checkpoint` writes the copies.
+    pub fn new<T: ThreadMode>(db: &'db crate::TransactionDB<T>) -> Result<Self, Error> {
+        Ok(Self {
+            inner: Checkpoint::new(db)?,
+        })
+    }
+
+    /// Writes a consistent copy of the database into `path`, which must not
+    /// exist; it can be opened as a database of its own.
+    pub fn create_checkpoint<P: AsRef<Path>>(&self, path: P) -> Result<(), Error> {
+        self.inner.create_checkpoint(path)
+    }
+
+    /// As [`Self::create_checkpoint`] (see
+    /// [`Checkpoint::create_checkpoint_with_log_size`]).
+    pub fn create_checkpoint_with_log_size<P: AsRef<Path>>(
+        &self,
+        path: P,
+        log_size_for_flush: u64,
+    ) -> Result<(), Error> {
+        self.inner
+            .create_checkpoint_with_log_size(path, log_size_for_flush)
+    }
+}

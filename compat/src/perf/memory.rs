@@ -35,7 +35,9 @@ impl MemoryUsage {
         self.stats.mem_table_unflushed
     }
 
-    /// Bytes of segment files mapped.
+    /// Heap bytes of table readers: always 0, because AlexDB has none (its
+    /// segment files are memory-mapped, their pages belong to the page
+    /// cache, not to the process's heap).
     pub fn approximate_mem_table_readers_total(&self) -> u64 {
         self.stats.mem_table_readers_total
     }
@@ -68,10 +70,15 @@ impl<'a> MemoryUsageBuilder<'a> {
             MemoryUsageStats {
                 mem_table_total: stats.index_bytes,
                 mem_table_unflushed: stats.index_bytes,
-                mem_table_readers_total: stats.mapped_bytes,
+                mem_table_readers_total: 0,
                 cache_total: 0,
             }
         }));
+    }
+
+    /// Adds a transaction database.
+    pub fn add_tx_db<T: ThreadMode>(&mut self, db: &'a crate::TransactionDB<T>) {
+        self.add_db(db);
     }
 
     /// Adds a cache.
