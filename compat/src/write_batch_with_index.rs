@@ -195,7 +195,7 @@ impl WriteBatchWithIndex {
 
     fn merge_in(&mut self, cf: u32, key: &[u8], value: &[u8]) {
         self.batch.merge_in(cf, key, value);
-        self.index.insert(cf, key, PendingWrite::Merge);
+        self.index.insert(cf, key, PendingWrite::Merge(None));
     }
 
     fn delete_in(&mut self, cf: u32, key: &[u8]) {
@@ -209,7 +209,8 @@ impl WriteBatchWithIndex {
         match self.index.get(cf, key)? {
             PendingWrite::Put(value) => Some(Ok(Some(value.clone()))),
             PendingWrite::Delete => Some(Ok(None)),
-            PendingWrite::Merge => Some(Err(merge_unsupported())),
+            PendingWrite::Merge(Some(value)) => Some(Ok(Some(value.clone()))),
+            PendingWrite::Merge(None) => Some(Err(merge_unsupported())),
         }
     }
 

@@ -166,7 +166,7 @@ fn a_committed_transaction_survives_reopen() {
 }
 
 #[test]
-fn merges_in_a_transaction_commit_but_cannot_be_read_back_before() {
+fn merges_in_a_transaction_are_read_back_and_committed() {
     let (_dir, db) = open();
     let txn = db.transaction();
     txn.merge(b"k", b"operand").unwrap();
@@ -186,8 +186,24 @@ fn merges_in_a_transaction_commit_but_cannot_be_read_back_before() {
     db.put(b"k", b"a").unwrap();
     let txn = db.transaction();
     txn.merge(b"k", b"b").unwrap();
-    // Reading a merge still pending in the transaction is not implemented.
-    assert_eq!(txn.get(b"k").unwrap_err().kind(), ErrorKind::NotSupported);
+    // The transaction reads its own merges, in gets and iterators.
+    assert_eq!(txn.get(b"k").unwrap().as_deref(), Some(&b"ab"[..]));
+    txn.merge(b"k", b"c").unwrap();
+    txn.merge(b"new", b"x").unwrap();
+    let seen: Vec<_> = txn
+        .iterator(alexdb::IteratorMode::Start)
+        .map(|r| r.unwrap())
+        .map(|(k, v)| (k.to_vec(), v.to_vec()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (b"k".to_vec(), b"abc".to_vec()),
+            (b"new".to_vec(), b"x".to_vec())
+        ]
+    );
+    assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"a"[..]));
     txn.commit().unwrap();
-    assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"ab"[..]));
+    assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"abc"[..]));
+    assert_eq!(db.get(b"new").unwrap().as_deref(), Some(&b"x"[..]));
 }

@@ -193,7 +193,7 @@ fn multi_get_and_the_transaction_snapshot_see_pending_writes() {
 }
 
 #[test]
-fn an_iterator_over_a_pending_merge_fails_with_not_implemented() {
+fn an_iterator_over_a_pending_merge_without_a_merge_operator_fails() {
     let dir = tempfile::tempdir().unwrap();
     let db: OptimisticTransactionDB =
         OptimisticTransactionDB::open_default(dir.path().join("db")).unwrap();

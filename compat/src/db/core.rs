@@ -171,6 +171,13 @@ impl Core {
             .and_then(|f| f.prefix_extractor.clone())
     }
 
+    /// The merge operator of column family `cf`, if it has one.
+    pub(crate) fn merge_operator(&self, cf: u32) -> Option<MergeOperator> {
+        self.families()
+            .get(&cf)
+            .and_then(|f| f.merge_operator.clone())
+    }
+
     /// Fails as `DB::merge` does in RocksDB when column family `cf` has no
     /// merge operator.
     pub(crate) fn check_merge_operator(&self, cf: u32) -> Result<(), Error> {

@@ -64,7 +64,9 @@ impl OverlayCursor {
         match self.current? {
             Current::Base => self.base.item(),
             Current::Pending(i) => match &self.pending[i] {
-                (key, PendingWrite::Put(value)) => Some((key, value)),
+                (key, PendingWrite::Put(value) | PendingWrite::Merge(Some(value))) => {
+                    Some((key, value))
+                }
                 _ => None,
             },
         }
@@ -149,7 +151,7 @@ impl OverlayCursor {
             }
             let shadows_base = base_key == Some(key.as_slice());
             match write {
-                PendingWrite::Put(_) => {
+                PendingWrite::Put(_) | PendingWrite::Merge(Some(_)) => {
                     self.current = Some(Current::Pending(i));
                     return;
                 }
@@ -159,7 +161,7 @@ impl OverlayCursor {
                     }
                     i += 1;
                 }
-                PendingWrite::Merge => return self.fail_on_merge(),
+                PendingWrite::Merge(None) => return self.fail_on_merge(),
             }
         }
     }
@@ -179,7 +181,7 @@ impl OverlayCursor {
             }
             let shadows_base = base_key == Some(key.as_slice());
             match write {
-                PendingWrite::Put(_) => {
+                PendingWrite::Put(_) | PendingWrite::Merge(Some(_)) => {
                     self.current = Some(Current::Pending(i - 1));
                     return;
                 }
@@ -189,7 +191,7 @@ impl OverlayCursor {
                     }
                     i -= 1;
                 }
-                PendingWrite::Merge => return self.fail_on_merge(),
+                PendingWrite::Merge(None) => return self.fail_on_merge(),
             }
         }
     }

@@ -13,9 +13,10 @@ use super::concurrency::{Concurrency, TxnSnapshots};
 use super::write_set::{Write, WriteSet};
 use crate::db::core::Core;
 use crate::db::errors::IntoRocks;
-use crate::write_batch::{BatchOp, decode_all};
+use crate::write_batch::{BatchOp, PendingWrite, decode_all};
 use crate::{
-    AsColumnFamilyRef, Error, SnapshotWithThreadMode, WriteBatchWithTransaction, WriteOptions,
+    AsColumnFamilyRef, Error, MergeOperands, ReadOptions, SnapshotWithThreadMode,
+    WriteBatchWithTransaction, WriteOptions,
 };
 
 /// The default column family's id.
@@ -103,7 +104,7 @@ impl<'db, DB> Transaction<'db, DB> {
                     BatchOp::DeleteRange { .. } | BatchOp::LogData(_) | BatchOp::Noop => continue,
                 };
                 state.writes.track(cf, key, 0);
-                state.writes.write(cf, key, write)?;
+                state.writes.write(cf, key, write, None)?;
             }
             state.name = Some(name);
             state.prepared = true;
@@ -256,8 +257,10 @@ impl<'db, DB> Transaction<'db, DB> {
     }
 
     /// Adds the merge operand `value` for `key` in the default column
-    /// family. Until AlexDB resolves merges on its read path, the commit and
-    /// reads of the key through this transaction fail with `Not implemented`.
+    /// family. Reads of the key through this transaction see it merged over
+    /// the transaction's own earlier write, or over the latest committed
+    /// value when the merge was made; the commit merges it over the value
+    /// committed by then.
     pub fn merge<K: AsRef<[u8]>, V: AsRef<[u8]>>(&self, key: K, value: V) -> Result<(), Error> {
         self.write(DEFAULT_CF, key.as_ref(), Write::Merge(value.as_ref()))
     }
@@ -318,13 +321,39 @@ impl<'db, DB> Transaction<'db, DB> {
     /// Tracks or locks `key`, then adds `write` to the batch.
     fn write(&self, cf: u32, key: &[u8], write: Write<'_>) -> Result<(), Error> {
         self.core.check_writable()?;
+        let resolved = match write {
+            Write::Merge(operand) => self.resolve_merge(cf, key, operand)?,
+            _ => None,
+        };
         let mut state = self.state();
         let TxnState {
             writes, snapshots, ..
         } = &mut *state;
         self.concurrency
             .touch(self.core, writes, snapshots, (cf, key), LockMode::Exclusive)?;
-        writes.write(cf, key, write)
+        writes.write(cf, key, write, resolved)
+    }
+
+    /// The value `key` has for this transaction once `operand` is merged
+    /// into it: over its own pending write, or over the latest committed
+    /// value (as RocksDB's `Transaction::Get` merges at read time). `None`
+    /// if that cannot be known (no merge operator, a refused operand, or an
+    /// unresolved merge under it): reads of the key then fail.
+    fn resolve_merge(&self, cf: u32, key: &[u8], operand: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+        let base = match self.state().writes.pending(cf, key).cloned() {
+            Some(PendingWrite::Put(value) | PendingWrite::Merge(Some(value))) => Some(value),
+            Some(PendingWrite::Delete) => None,
+            Some(PendingWrite::Merge(None)) => return Ok(None),
+            None => self.core.get_copied(cf, key, &ReadOptions::default())?,
+        };
+        let Some(operator) = self.core.merge_operator(cf) else {
+            return Ok(None);
+        };
+        Ok((operator.full_merge)(
+            key,
+            base.as_deref(),
+            &MergeOperands::new([operand]),
+        ))
     }
 
     /// Tracks or locks `key` for a read with `get_for_update`.

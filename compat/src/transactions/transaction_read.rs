@@ -23,7 +23,8 @@ fn own_write(pending: Option<&PendingWrite>) -> Option<Result<Option<Vec<u8>>, E
     match pending? {
         PendingWrite::Put(value) => Some(Ok(Some(value.clone()))),
         PendingWrite::Delete => Some(Ok(None)),
-        PendingWrite::Merge => Some(Err(merge_unsupported())),
+        PendingWrite::Merge(Some(value)) => Some(Ok(Some(value.clone()))),
+        PendingWrite::Merge(None) => Some(Err(merge_unsupported())),
     }
 }
 

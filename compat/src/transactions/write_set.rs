@@ -63,7 +63,14 @@ impl WriteSet {
     /// Appends `write` of `key` in column family `cf`. Fails with RocksDB's
     /// `Memory limit reached` and changes nothing if the batch would grow
     /// past its limit.
-    pub(crate) fn write(&mut self, cf: u32, key: &[u8], write: Write<'_>) -> Result<(), Error> {
+    /// A merge's `resolved` value is what reads of the key return.
+    pub(crate) fn write(
+        &mut self,
+        cf: u32,
+        key: &[u8],
+        write: Write<'_>,
+        resolved: Option<Vec<u8>>,
+    ) -> Result<(), Error> {
         let mark = self.batch.mark();
         match write {
             Write::Put(value) => self.batch.put_in(cf, key, value),
@@ -77,7 +84,7 @@ impl WriteSet {
         let pending = match write {
             Write::Put(value) => PendingWrite::Put(value.to_vec()),
             Write::Delete => PendingWrite::Delete,
-            Write::Merge(_) => PendingWrite::Merge,
+            Write::Merge(_) => PendingWrite::Merge(resolved),
         };
         self.index.insert(cf, key, pending);
         Ok(())

@@ -12,10 +12,11 @@ pub enum PendingWrite {
     Put(Vec<u8>),
     /// The key is deleted.
     Delete,
-    /// The key has merge operands pending, whose result needs a merge
-    /// operator: reads of it fail with `Not implemented` until merges are
-    /// resolved on the read path.
-    Merge,
+    /// The key has merge operands pending, with the value they resolve to
+    /// when it is known (a transaction resolves them over what it reads;
+    /// a bare batch cannot, and reads of the key fail with `Not
+    /// implemented`).
+    Merge(Option<Vec<u8>>),
 }
 
 /// The newest pending write of each `(column family, key)` of a batch.
@@ -33,7 +34,7 @@ impl KeyIndex {
             BatchOp::Delete { cf, key } | BatchOp::SingleDelete { cf, key } => {
                 (cf, key, PendingWrite::Delete)
             }
-            BatchOp::Merge { cf, key, .. } => (cf, key, PendingWrite::Merge),
+            BatchOp::Merge { cf, key, .. } => (cf, key, PendingWrite::Merge(None)),
             BatchOp::DeleteRange { .. } | BatchOp::LogData(_) | BatchOp::Noop => return,
         };
         self.insert(cf, key, write);
