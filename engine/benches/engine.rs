@@ -4,7 +4,9 @@
 //! - single puts and batched bulk load (1,000 per batch), ns per key;
 //! - reopen time, index bytes per key (printed);
 //! - read throughput with 1 and 2 reader threads, read latency while one
-//!   writer writes continuously, and 80% get / 20% put mixed throughput.
+//!   writer writes continuously, and 80% get / 20% put mixed throughput;
+//! - a range delete over 10 keys and over every key (one record each: the
+//!   cost must not depend on the range).
 //!
 //! `ALEXDB_BENCH_KEYS` overrides the key count.
 
@@ -239,10 +241,60 @@ fn concurrency(c: &mut Criterion, f: &Fixture) {
     g.finish();
 }
 
+/// A range delete of the first `span` keys (in key order) of a copy of the
+/// fixture's database, fresh for every iteration.
+fn range_deletes(c: &mut Criterion, f: &Fixture) {
+    let mut sorted = f.keys.clone();
+    sorted.sort_unstable();
+    let template = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open(template.path(), options()).unwrap();
+        load(&db, f.ks, &f.keys);
+    }
+    let mut g = c.benchmark_group("range_delete");
+    g.sample_size(10);
+    for span in [10, sorted.len()] {
+        let end = sorted.get(span).map_or(vec![0xFF; 9], |k| k.to_vec());
+        let start = sorted[0];
+        g.bench_function(format!("over_{span}_keys"), |b| {
+            b.iter_batched(
+                || copy_of(template.path()),
+                |(dir, db)| {
+                    let mut batch = WriteBatch::new();
+                    batch.delete_range(f.ks, &start, &end);
+                    db.write(&batch, &WriteOptions::default()).unwrap();
+                    (dir, db)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.finish();
+}
+
+/// A copy of the database directory `from`, opened without background
+/// compaction.
+fn copy_of(from: &std::path::Path) -> (tempfile::TempDir, Db) {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != alexdb_engine::LOCK_FILE {
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+    }
+    let opts = Options {
+        background_compaction: false,
+        ..options()
+    };
+    let db = Db::open(dir.path(), opts).unwrap();
+    (dir, db)
+}
+
 fn benches(c: &mut Criterion) {
     let f = fixture();
     point_reads(c, &f);
     concurrency(c, &f);
+    range_deletes(c, &f);
     writes(c);
 }
 
