@@ -25,6 +25,7 @@ pub mod batch;
 mod batch_plan;
 mod compaction;
 mod db;
+mod durable;
 pub mod error;
 pub mod format;
 pub mod index;
