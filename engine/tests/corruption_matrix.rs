@@ -19,11 +19,7 @@ use alexdb_engine::{Db, Error, Options, WriteBatch, WriteOptions};
 const CASES_AT_LEAST: usize = 5_000;
 
 fn options() -> Options {
-    Options {
-        segment_bytes: 16 << 10,
-        background_compaction: false,
-        ..Options::default()
-    }
+    common::quiet_options()
 }
 
 type State = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
@@ -90,12 +86,9 @@ fn frames(bytes: &[u8]) -> (Vec<usize>, usize) {
 }
 
 fn pristine(dir: &Path) -> Vec<Pristine> {
-    let mut out: Vec<Pristine> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| !p.ends_with("LOCK"))
-        .map(|path| {
-            let bytes = fs::read(&path).unwrap();
+    common::dir_image(dir)
+        .into_iter()
+        .map(|(path, bytes)| {
             let (frames, data_end) = match path.extension().is_some_and(|x| x == "seg") {
                 true => frames(&bytes),
                 false => (Vec::new(), bytes.len()),
@@ -107,9 +100,7 @@ fn pristine(dir: &Path) -> Vec<Pristine> {
                 frames,
             }
         })
-        .collect();
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
+        .collect()
 }
 
 /// A damaged version of one file (`None`: the file is removed), and

@@ -14,11 +14,7 @@ use alexdb_engine::segment::scan::scan_frames;
 use alexdb_engine::{Db, Error, Options, WriteOptions};
 
 fn options() -> Options {
-    Options {
-        segment_bytes: 16 << 10,
-        background_compaction: false,
-        ..Options::default()
-    }
+    common::quiet_options()
 }
 
 fn key(i: u32) -> Vec<u8> {

@@ -16,11 +16,7 @@ use std::path::{Path, PathBuf};
 use alexdb_engine::{Db, Options, WriteOptions};
 
 fn options() -> Options {
-    Options {
-        segment_bytes: 16 << 10,
-        background_compaction: false,
-        ..Options::default()
-    }
+    common::quiet_options()
 }
 
 fn key(i: u32) -> Vec<u8> {
@@ -46,21 +42,6 @@ fn populate(dir: &Path) -> BTreeMap<Vec<u8>, Vec<u8>> {
 fn compact(dir: &Path) {
     let db = Db::open(dir, options()).unwrap();
     assert!(db.compact().unwrap() > 0);
-}
-
-/// Every file of the database directory (not LOCK), with its bytes.
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut v: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| !p.ends_with("LOCK"))
-        .map(|p| {
-            let b = fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// Makes `dir` hold exactly `image`.
@@ -121,7 +102,7 @@ fn damaged_seal_is_corruption(v1: bool) {
     if v1 {
         common::downgrade_manifest(dir.path());
     }
-    let image = files(dir.path());
+    let image = common::dir_image(dir.path());
     let (output, bytes) = image
         .iter()
         .rfind(|(p, b)| p.extension().is_some_and(|x| x == "seg") && is_compaction_output(b))
@@ -159,9 +140,9 @@ fn uncommitted_output_is_removed(v1: bool, cut_seal: bool) {
     let model = populate(dir.path());
     // Open once so the version-2 MANIFEST exists before the image is taken.
     drop(Db::open(dir.path(), options()).unwrap());
-    let before = files(dir.path());
+    let before = common::dir_image(dir.path());
     compact(dir.path());
-    let after = files(dir.path());
+    let after = common::dir_image(dir.path());
     let (output, bytes) = after
         .iter()
         .find(|(p, b)| is_compaction_output(b) && !before.iter().any(|(q, _)| q == p))

@@ -10,11 +10,7 @@ use std::fs;
 use alexdb_engine::{Db, Options, WriteOptions};
 
 fn options() -> Options {
-    Options {
-        segment_bytes: 16 << 10,
-        background_compaction: false,
-        ..Options::default()
-    }
+    common::quiet_options()
 }
 
 fn populate(dir: &std::path::Path) {

@@ -92,3 +92,29 @@ pub fn assert_corruption_in(dir: &Path, options: Options, file: &Path) -> u64 {
         Ok(_) => panic!("damage to {} went unnoticed", file.display()),
     }
 }
+
+/// Options for damage tests: 16 KiB segments (many of them), no background
+/// compaction (the files change only when the test says so).
+pub fn quiet_options() -> Options {
+    Options {
+        segment_bytes: 16 << 10,
+        background_compaction: false,
+        ..Options::default()
+    }
+}
+
+/// Every file of a database directory except `LOCK`, with its bytes, by
+/// path.
+pub fn dir_image(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with(alexdb_engine::LOCK_FILE))
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    v.sort();
+    v
+}
