@@ -9,6 +9,7 @@
 mod extents;
 pub mod faulty;
 mod map;
+pub mod power_loss;
 mod std_fs;
 
 use std::fmt::Debug;
