@@ -169,6 +169,11 @@ fn every_crash_point_recovers_a_prefix_with_every_synced_batch() {
         let fs = PowerLossFileSystem::new();
         fs.crash_at(k);
         let acked = workload(&dir, &fs);
+        let every_ack = Acked {
+            written: acked.written,
+            synced: acked.written,
+        };
+        check_image(&dir, &every_ack, &format!("I/O {k} failed, no power loss"));
         for seed in 0..IMAGES_PER_CRASH_POINT {
             let image = base.path().join(format!("image{k}-{seed}"));
             std::fs::create_dir(&image).unwrap();
