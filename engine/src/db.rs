@@ -109,7 +109,7 @@ impl Db {
         let id = manifest.next_keyspace_id;
         manifest.next_keyspace_id += 1;
         manifest.keyspaces.push((id, name.to_string()));
-        keyspace::write_manifest(&self.shared.fs, &self.shared.dir, &manifest)?;
+        durable::write_manifest_after_log(&self.shared, &w, &manifest)?;
         w.manifest = manifest;
         let ks = Arc::new(Keyspace::new(
             KeyspaceId(id),
@@ -139,7 +139,7 @@ impl Db {
             .ok_or_else(|| Error::InvalidArgument(format!("keyspace {name:?} does not exist")))?;
         let mut manifest = w.manifest.clone();
         manifest.keyspaces.retain(|(id, _)| *id != ks.id().0);
-        keyspace::write_manifest(&self.shared.fs, &self.shared.dir, &manifest)?;
+        durable::write_manifest_after_log(&self.shared, &w, &manifest)?;
         w.manifest = manifest;
         self.shared
             .keyspaces

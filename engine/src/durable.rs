@@ -57,6 +57,22 @@ pub(crate) fn record_open(
     Ok(())
 }
 
+/// Writes a MANIFEST that changes visible state (a keyspace created or
+/// dropped) after syncing the active segment: the change is durable once
+/// written, so every write acknowledged before it must be durable too, or a
+/// power loss could keep the change and lose earlier writes (a hole in the
+/// history). A failed sync poisons the handle.
+pub(crate) fn write_manifest_after_log(
+    shared: &Shared,
+    w: &Writer,
+    manifest: &Manifest,
+) -> Result<()> {
+    if let Err(e) = w.active.sync() {
+        return Err(shared.poison_with(Error::io(w.active.path(), e)));
+    }
+    write_manifest(&shared.fs, &shared.dir, manifest)
+}
+
 /// Lists a newly created log segment in the MANIFEST. Nothing may be
 /// appended to the segment before this returns: an unlisted log segment is
 /// a leftover that recovery removes.
