@@ -13,13 +13,24 @@ use std::os::fd::AsRawFd;
 /// Offset of the first hole at or after `from`, or the file's length if
 /// none (every file ends in an implicit hole at its end).
 pub fn hole_at_or_after(file: &File, from: u64) -> io::Result<u64> {
-    seek(file, from, libc::SEEK_HOLE)?.ok_or_else(|| io::Error::other("SEEK_HOLE past the end"))
+    match seek(file, from, libc::SEEK_HOLE) {
+        Ok(Some(at)) => Ok(at),
+        Ok(None) => Ok(file.metadata()?.len().max(from)),
+        // A file system that cannot tell: every byte counts as data.
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => file.metadata().map(|m| m.len()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Offset of the first allocated byte at or after `from`; `None` if only
 /// holes follow.
 pub fn data_at_or_after(file: &File, from: u64) -> io::Result<Option<u64>> {
-    seek(file, from, libc::SEEK_DATA)
+    match seek(file, from, libc::SEEK_DATA) {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            Ok(Some(from).filter(|&f| f < file.metadata().map_or(0, |m| m.len())))
+        }
+        other => other,
+    }
 }
 
 /// `lseek(fd, from, whence)`; `None` for ENXIO (no such region).
