@@ -18,12 +18,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::frame::FrameKind;
+use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind};
 use crate::format::live_segments::{LiveSegments, Watermark};
 use crate::format::manifest::Manifest;
 use crate::io::FileSystem;
 use crate::keyspace::write_manifest;
-use crate::log_writer::{Writer, append_control_frame};
+use crate::log_writer::{SEAL_RESERVE, Writer, append_control_frame};
 use crate::segment::Segment;
 use crate::shared::Shared;
 
@@ -114,7 +114,11 @@ pub(crate) fn log_watermark(shared: &Shared, w: &mut Writer, durable: Option<Wat
     let Some(d) = durable.filter(|d| d.segment == w.active.id()) else {
         return;
     };
-    if d.offset <= w.watermark_logged {
+    // No room without a rotation: the frame would land in the next segment
+    // and name an offset of this one. The seal that comes with the
+    // rotation makes this segment's bytes durable anyway.
+    let frame_end = w.active.written() + (FRAME_HEADER_BYTES + 8) as u64 + SEAL_RESERVE;
+    if d.offset <= w.watermark_logged || frame_end > w.active.capacity() {
         return;
     }
     // A failed append poisons the handle; the sync that follows reports it.

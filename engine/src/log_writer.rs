@@ -25,7 +25,7 @@ use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
 
 /// Room kept free at the end of a log segment for its seal frame.
-const SEAL_RESERVE: u64 = 64;
+pub(crate) const SEAL_RESERVE: u64 = 64;
 
 /// The writer's state, guarded by the writer lock.
 #[derive(Debug)]

@@ -161,3 +161,40 @@ fn a_version_1_database_keeps_the_old_rules() {
     fs::write(&seg, &upgraded[..starts[30] + 9]).unwrap();
     common::assert_corruption_in(dir.path(), options(), &seg);
 }
+
+/// Regression: a watermark appended when the active segment was full
+/// rotated first, landing in the next segment while naming an offset of the
+/// previous one (a false claim that could turn a torn tail into an error).
+#[test]
+fn a_watermark_frame_never_names_an_offset_past_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let options = Options {
+            segment_bytes: 8 << 10,
+            ..options()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        for i in 0..400u32 {
+            let value = vec![i as u8; 40 + (i as usize * 13) % 200];
+            db.put(ks, &key(i), &value, &WriteOptions::synced())
+                .unwrap();
+        }
+    }
+    let mut watermarks = 0;
+    for seg in common::segment_files(dir.path()) {
+        let bytes = fs::read(&seg).unwrap();
+        for start in frames(&bytes).0 {
+            if bytes[start + 4] == 4 {
+                let named = u64::from_le_bytes(bytes[start + 24..start + 32].try_into().unwrap());
+                assert!(
+                    named <= start as u64,
+                    "{}: watermark at {start} names {named}",
+                    seg.display()
+                );
+                watermarks += 1;
+            }
+        }
+    }
+    assert!(watermarks > 100, "only {watermarks} watermark frames");
+}
