@@ -186,3 +186,28 @@ fn a_version_1_unsealed_output_whose_inputs_are_present_is_removed() {
 fn a_version_1_sealed_output_replaces_its_inputs() {
     uncommitted_output_is_removed(true, false);
 }
+
+#[test]
+fn an_open_that_fails_removes_no_leftover() {
+    let dir = tempfile::tempdir().unwrap();
+    populate(dir.path());
+    drop(Db::open(dir.path(), options()).unwrap());
+    let before = common::dir_image(dir.path());
+    compact(dir.path());
+    let after = common::dir_image(dir.path());
+    let (output, bytes) = after
+        .iter()
+        .find(|(p, b)| is_compaction_output(b) && !before.iter().any(|(q, _)| q == p))
+        .expect("a new compaction output")
+        .clone();
+    restore(dir.path(), &before);
+    fs::write(&output, &bytes).unwrap();
+    // Damage a listed sealed segment as well: the open must fail, and leave
+    // the directory as it was, the unlisted output included.
+    let victim = common::segment_files(dir.path())[0].clone();
+    let mut damaged = fs::read(&victim).unwrap();
+    damaged[100] ^= 0x40;
+    fs::write(&victim, &damaged).unwrap();
+    common::assert_corruption_in(dir.path(), options(), &victim);
+    assert!(output.exists(), "a failed open removed a file");
+}

@@ -13,9 +13,12 @@
 //! Without the list (a database written by format version 1) every segment
 //! file is opened, and only a newest file whose header was never completely
 //! written is removed.
+//!
+//! Leftovers are removed only once recovery has succeeded: an open that
+//! fails changes nothing in the directory.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -31,6 +34,9 @@ pub(super) struct Opened {
     pub segments: Vec<Arc<Segment>>,
     /// The largest segment id seen in the directory or the list.
     pub max_id: Option<u32>,
+    /// Unlisted files to remove once recovery has succeeded (a failed
+    /// open changes nothing).
+    pub leftovers: Vec<PathBuf>,
 }
 
 /// Opens the segments of the database in `dir`.
@@ -48,6 +54,7 @@ pub(super) fn open_segments(
     let listed: Option<BTreeSet<u32>> = live.map(|l| l.ids.iter().copied().collect());
     let max_id = present.iter().chain(listed.iter().flatten()).max().copied();
     let mut segments = Vec::new();
+    let mut leftovers = Vec::new();
     match &listed {
         Some(listed) => {
             if let Some(missing) = listed.difference(&present).next() {
@@ -59,7 +66,7 @@ pub(super) fn open_segments(
             }
             let newest_listed = listed.last().copied().unwrap_or(0);
             for &id in present.difference(listed) {
-                remove_leftover(fs, dir, id, id > newest_listed)?;
+                leftovers.push(check_leftover(fs, dir, id, id > newest_listed)?);
             }
             for &id in listed {
                 let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
@@ -75,19 +82,23 @@ pub(super) fn open_segments(
                     // The newest file with a header that was never completely
                     // written (a crash while creating it) holds no frame.
                     Err(bad) if Some(id) == max_id && bad.never_written => {
-                        remove(fs, &bad.path)?;
+                        leftovers.push(bad.path);
                     }
                     Err(bad) => return Err(bad.into_error()),
                 }
             }
         }
     }
-    Ok(Opened { segments, max_id })
+    Ok(Opened {
+        segments,
+        max_id,
+        leftovers,
+    })
 }
 
 /// A segment header that failed to decode.
 struct BadHeader {
-    path: std::path::PathBuf,
+    path: PathBuf,
     reason: String,
     /// Short or all zeros: the file was being created.
     never_written: bool,
@@ -153,9 +164,10 @@ fn map_segment(
     )?))
 }
 
-/// Removes an unlisted segment file. One newer than every listed segment
-/// must not hold frames if it is a log segment (see the module comment).
-fn remove_leftover(fs: &Arc<dyn FileSystem>, dir: &Path, id: u32, newest: bool) -> Result<()> {
+/// Checks that an unlisted segment file may be removed and returns its
+/// path. One newer than every listed segment must not hold frames if it is
+/// a log segment (see the module comment).
+fn check_leftover(fs: &Arc<dyn FileSystem>, dir: &Path, id: u32, newest: bool) -> Result<PathBuf> {
     let path = dir.join(segment::file_name(id));
     if newest
         && let Ok((header, file)) = read_header(fs, dir, id)?
@@ -173,7 +185,12 @@ fn remove_leftover(fs: &Arc<dyn FileSystem>, dir: &Path, id: u32, newest: bool) 
             ));
         }
     }
-    remove(fs, &path)
+    Ok(path)
+}
+
+/// Removes the leftovers found by [`open_segments`].
+pub(super) fn remove_leftovers(fs: &Arc<dyn FileSystem>, leftovers: &[PathBuf]) -> Result<()> {
+    leftovers.iter().try_for_each(|path| remove(fs, path))
 }
 
 fn remove(fs: &Arc<dyn FileSystem>, path: &Path) -> Result<()> {

@@ -112,6 +112,7 @@ pub(crate) fn recover(
         }
     }
     let keyspaces = build_keyspaces(manifest, &table, by_ks);
+    files::remove_leftovers(fs, &opened.leftovers)?;
     let last_log = live
         .iter()
         .rev()
