@@ -1,7 +1,7 @@
 # One entry point for every check; CI runs `make test` (see .ci/run).
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy unit loom toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz
+.PHONY: test fmt-check clippy unit loom toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz soak
 
 test: toolchain fmt-check clippy unit loom bench-quick fuzz-smoke
 
@@ -79,3 +79,10 @@ fuzz: fuzz-tool
 		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 || exit 1; \
 	done
+
+# The kill -9 soak, not part of `make test`: SOAK_CYCLES cycles of the crash
+# test (a child writes and is killed at a random moment, also while it
+# recovers; the parent reopens and checks every acknowledged batch).
+SOAK_CYCLES ?= 10000
+soak:
+	ALEXDB_CRASH_CYCLES=$(SOAK_CYCLES) $(CARGO) test --profile ci -p alexdb-engine --test crash_kill9 -- crash_loop --nocapture
