@@ -133,22 +133,30 @@ fn a_damaged_seal_is_corruption_in_a_version_1_database_too() {
     damaged_seal_is_corruption(true);
 }
 
-/// A crash during compaction: the output exists (sealed or not) but the
-/// compaction never committed, so the inputs are all still there.
-fn uncommitted_output_is_removed(v1: bool, cut_seal: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let model = populate(dir.path());
+/// Populates `dir`, compacts it, then puts the directory back as it was
+/// before the compaction: the state of a crash after the output was written
+/// but before the compaction committed. Returns the model and the output.
+fn crash_before_commit(dir: &Path) -> (BTreeMap<Vec<u8>, Vec<u8>>, PathBuf, Vec<u8>) {
+    let model = populate(dir);
     // Open once so the version-2 MANIFEST exists before the image is taken.
-    drop(Db::open(dir.path(), options()).unwrap());
-    let before = common::dir_image(dir.path());
-    compact(dir.path());
-    let after = common::dir_image(dir.path());
+    drop(Db::open(dir, options()).unwrap());
+    let before = common::dir_image(dir);
+    compact(dir);
+    let after = common::dir_image(dir);
     let (output, bytes) = after
         .iter()
         .find(|(p, b)| is_compaction_output(b) && !before.iter().any(|(q, _)| q == p))
         .expect("a new compaction output")
         .clone();
-    restore(dir.path(), &before);
+    restore(dir, &before);
+    (model, output, bytes)
+}
+
+/// A crash during compaction: the output exists (sealed or not) but the
+/// compaction never committed, so the inputs are all still there.
+fn uncommitted_output_is_removed(v1: bool, cut_seal: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, output, bytes) = crash_before_commit(dir.path());
     let leftover = if cut_seal {
         &bytes[..seal_frame(&bytes).0]
     } else {
@@ -190,17 +198,7 @@ fn a_version_1_sealed_output_replaces_its_inputs() {
 #[test]
 fn an_open_that_fails_removes_no_leftover() {
     let dir = tempfile::tempdir().unwrap();
-    populate(dir.path());
-    drop(Db::open(dir.path(), options()).unwrap());
-    let before = common::dir_image(dir.path());
-    compact(dir.path());
-    let after = common::dir_image(dir.path());
-    let (output, bytes) = after
-        .iter()
-        .find(|(p, b)| is_compaction_output(b) && !before.iter().any(|(q, _)| q == p))
-        .expect("a new compaction output")
-        .clone();
-    restore(dir.path(), &before);
+    let (_, output, bytes) = crash_before_commit(dir.path());
     fs::write(&output, &bytes).unwrap();
     // Damage a listed sealed segment as well: the open must fail, and leave
     // the directory as it was, the unlisted output included.
