@@ -1,9 +1,9 @@
 # One entry point for every check; CI runs `make test` (see .ci/run).
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy unit loom conformance toolchain bench-engine bench bench-quick
+.PHONY: test fmt-check clippy unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz soak
 
-test: toolchain fmt-check clippy unit loom conformance bench-quick
+test: toolchain fmt-check clippy unit loom conformance bench-quick fuzz-smoke
 
 # Installs what a fresh machine lacks: rustfmt and clippy, and libclang, which
 # the real `rocksdb` crate (used only by benches, migrate and compat's
@@ -55,3 +55,41 @@ bench-quick:
 # three key sets) is `cargo run --release -p alexdb-bench`.
 bench: toolchain
 	$(CARGO) run --release -p alexdb-bench -- --keys 1000000 --keysets uniform --out bench-results
+
+# cargo-fuzz targets (fuzz/, outside the workspace) on the stable toolchain:
+# RUSTC_BOOTSTRAP=1 lets stable rustc accept the sanitizer flags cargo-fuzz
+# passes. Built in their own target dir (the sanitizer flags rebuild every
+# crate). New inputs go to target/fuzz/corpus; the committed seeds in
+# fuzz/corpus are only read. A crash, a panic, a leak or an input that runs
+# longer than 10 s fails the run; the input is kept in fuzz/artifacts/.
+FUZZ_TARGETS = ops_model recover_bytes write_batch_from_data index_ops
+FUZZ_DIR = $(CURDIR)/target/fuzz
+FUZZ_RUN = RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz run
+
+fuzz-tool:
+	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+
+# Each target for 60 s (part of `make test`).
+fuzz-smoke: fuzz-tool
+	RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t && \
+		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
+			-max_total_time=60 -timeout=10 -rss_limit_mb=2048 || exit 1; \
+	done
+
+# Longer runs: FUZZ_SECONDS per target (default 1 hour).
+FUZZ_SECONDS ?= 3600
+fuzz: fuzz-tool
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t && \
+		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 || exit 1; \
+	done
+
+# The kill -9 soak, not part of `make test`: SOAK_CYCLES cycles of the crash
+# test (a child writes and is killed at a random moment, also while it
+# recovers; the parent reopens and checks every acknowledged batch).
+SOAK_CYCLES ?= 10000
+soak:
+	ALEXDB_CRASH_CYCLES=$(SOAK_CYCLES) $(CARGO) test --profile ci -p alexdb-engine --test crash_kill9 -- crash_loop --nocapture

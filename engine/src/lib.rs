@@ -26,6 +26,7 @@ mod batch_plan;
 pub mod checkpoint;
 mod compaction;
 mod db;
+mod durable;
 pub mod error;
 mod file_hold;
 pub mod format;

@@ -27,7 +27,7 @@ use crate::shared::Shared;
 use crate::write_conflicts::{self, WatchedKey};
 
 /// Room kept free at the end of a log segment for its seal frame.
-const SEAL_RESERVE: u64 = 64;
+pub(crate) const SEAL_RESERVE: u64 = 64;
 
 /// The writer's state, guarded by the writer lock.
 #[derive(Debug)]
@@ -38,8 +38,10 @@ pub(crate) struct Writer {
     pub next_seq: u64,
     /// Total bytes appended since open; orders writes for group commit.
     pub ticket: u64,
-    /// The manifest's contents (keyspaces).
+    /// The manifest's contents (keyspaces, live segments).
     pub manifest: crate::format::manifest::Manifest,
+    /// The largest offset a watermark frame in the active segment names.
+    pub watermark_logged: u64,
     /// Reused encoding buffer.
     frame: Vec<u8>,
 }
@@ -48,6 +50,8 @@ pub(crate) struct Writer {
 #[derive(Debug, Default)]
 pub(crate) struct SyncState {
     pub synced_ticket: u64,
+    /// What the last successful fdatasync of a log segment covered.
+    pub durable: Option<crate::format::live_segments::Watermark>,
 }
 
 impl Writer {
@@ -61,6 +65,7 @@ impl Writer {
             next_seq,
             ticket: 0,
             manifest,
+            watermark_logged: 0,
             frame: Vec::new(),
         }
     }
@@ -157,6 +162,7 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
             Ok(s)
         })
         .map_err(|e| shared.poison_with(e))?;
+    crate::durable::list_new_segment(shared, w, segment.id()).map_err(|e| shared.poison_with(e))?;
     let segment = Arc::new(segment);
     let table: SegmentTable = shared.segments.load().with(segment.clone());
     shared.segments.store(Arc::new(table));
@@ -168,10 +174,19 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
 /// Logs that the sequence numbers up to `last_seq` are used, for a batch
 /// whose last operations wrote no record.
 fn append_sequence_mark(shared: &Shared, w: &mut Writer, last_seq: u64) -> Result<()> {
-    let body = last_seq.to_le_bytes();
-    let header = FrameHeader::for_body(FrameKind::SequenceMark, &body, 0);
+    append_control_frame(shared, w, FrameKind::SequenceMark, &last_seq.to_le_bytes())
+}
+
+/// Appends a frame that carries no records (a sequence mark, a watermark).
+pub(crate) fn append_control_frame(
+    shared: &Shared,
+    w: &mut Writer,
+    kind: FrameKind,
+    body: &[u8],
+) -> Result<()> {
+    let header = FrameHeader::for_body(kind, body, 0);
     let mut frame = header.encode().to_vec();
-    frame.extend_from_slice(&body);
+    frame.extend_from_slice(body);
     ensure_room(shared, w, frame.len() as u64)?;
     let at = w.active.written();
     if let Err(e) = w.active.write_at(&frame, at) {
@@ -358,13 +373,19 @@ pub(crate) fn sync_up_to(shared: &Shared, ticket: u64) -> Result<()> {
         return Ok(());
     }
     shared.check_poison()?;
-    let (latest, active) = {
-        let w = shared.lock_writer();
-        (w.ticket, w.active.clone())
+    let (latest, active, end) = {
+        let mut w = shared.lock_writer();
+        crate::durable::log_watermark(shared, &mut w, state.durable);
+        (w.ticket, w.active.clone(), w.active.written())
     };
+    shared.check_poison()?;
     if let Err(e) = active.sync() {
         return Err(shared.poison_with(Error::io(active.path(), e)));
     }
     state.synced_ticket = latest;
+    state.durable = Some(crate::format::live_segments::Watermark {
+        segment: active.id(),
+        offset: end,
+    });
     Ok(())
 }

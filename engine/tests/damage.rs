@@ -1,7 +1,8 @@
 //! Damaged files: a flipped byte in a sealed segment is a typed corruption
-//! error naming the file and offset; a torn or truncated active tail opens
-//! cleanly with a prefix of the writes; junk after the tail is cut off;
-//! damage followed by valid data is corruption, never skipped.
+//! error naming the file and offset; a torn or truncated active tail that
+//! was never synced (a crash) opens cleanly with a prefix of the writes;
+//! junk after the tail is cut off; damage followed by valid data after a
+//! clean close is corruption, never skipped.
 
 mod common;
 
@@ -13,11 +14,7 @@ use alexdb_engine::segment::scan::scan_frames;
 use alexdb_engine::{Db, Error, Options, WriteOptions};
 
 fn options() -> Options {
-    Options {
-        segment_bytes: 16 << 10,
-        background_compaction: false,
-        ..Options::default()
-    }
+    common::quiet_options()
 }
 
 fn key(i: u32) -> Vec<u8> {
@@ -120,7 +117,7 @@ fn flipped_byte_in_sealed_segment_is_corruption_with_file_and_offset() {
 }
 
 #[test]
-fn truncation_at_every_frame_boundary_of_the_active_segment_opens_with_a_prefix() {
+fn truncation_at_every_frame_boundary_of_an_unsynced_active_segment_opens_with_a_prefix() {
     let dir = tempfile::tempdir().unwrap();
     populate(dir.path(), 300);
     let segs = segments(dir.path());
@@ -139,6 +136,7 @@ fn truncation_at_every_frame_boundary_of_the_active_segment_opens_with_a_prefix(
             (p, b)
         })
         .collect();
+    let pristine_manifest = fs::read(dir.path().join("MANIFEST")).unwrap();
     for (i, &boundary) in frames.iter().enumerate() {
         for cut in [boundary.saturating_sub(1), boundary, boundary + 1] {
             for extra in segments(dir.path()) {
@@ -149,9 +147,17 @@ fn truncation_at_every_frame_boundary_of_the_active_segment_opens_with_a_prefix(
             for (p, b) in &pristine {
                 fs::write(p, b).unwrap();
             }
+            fs::write(dir.path().join("MANIFEST"), &pristine_manifest).unwrap();
             let f = fs::OpenOptions::new().write(true).open(&active).unwrap();
             f.set_len(cut).unwrap();
             drop(f);
+            common::forget_clean_close(dir.path());
+            if cut < SEGMENT_HEADER_BYTES as u64 {
+                // The header is synced before the segment is listed: a cut
+                // into it damages durable data.
+                common::assert_corruption_in(dir.path(), options(), &active);
+                continue;
+            }
             let n = recovered_prefix(dir.path());
             let complete_frames = frames[1..].iter().filter(|&&f| f <= cut).count() as u32;
             assert_eq!(

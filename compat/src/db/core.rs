@@ -2,6 +2,7 @@
 //! beside it (which column families exist, their prefix extractors, whether
 //! the handle is read-only). Every database operation goes through here.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
@@ -289,6 +290,21 @@ impl Core {
                 trim,
             ),
         })
+    }
+
+    /// `readopts` pinned to one point in time: itself if it names a
+    /// snapshot, else a copy reading at a snapshot taken now. Multi-key
+    /// reads use it so that every key is read at one sequence number, as
+    /// RocksDB's `MultiGet` does (no half-applied batch is ever seen).
+    pub(crate) fn at_one_point<'r>(&self, readopts: &'r ReadOptions) -> Cow<'r, ReadOptions> {
+        match readopts.snapshot {
+            Some(_) => Cow::Borrowed(readopts),
+            None => {
+                let mut pinned = readopts.clone();
+                pinned.snapshot = Some(self.snapshot());
+                Cow::Owned(pinned)
+            }
+        }
     }
 
     /// A frozen view of the whole database.

@@ -259,8 +259,9 @@ pub trait DBAccess {
         I: IntoIterator<Item = K>,
     {
         let core = self.core();
+        let readopts = core.at_one_point(readopts);
         keys.into_iter()
-            .map(|key| core.get_copied(0, key.as_ref(), readopts))
+            .map(|key| core.get_copied(0, key.as_ref(), &readopts))
             .collect()
     }
 
@@ -276,9 +277,10 @@ pub trait DBAccess {
         W: AsColumnFamilyRef + 'b,
     {
         let core = self.core();
+        let readopts = core.at_one_point(readopts);
         keys_cf
             .into_iter()
-            .map(|(cf, key)| core.get_copied(cf.cf_id(), key.as_ref(), readopts))
+            .map(|(cf, key)| core.get_copied(cf.cf_id(), key.as_ref(), &readopts))
             .collect()
     }
 }

@@ -437,7 +437,7 @@ fn install(
 ) -> Result<()> {
     // Every change to the segment table happens under the writer lock, so a
     // concurrent rotation cannot be lost.
-    let writer = shared.lock_writer();
+    let mut writer = shared.lock_writer();
     if inputs.iter().any(|s| s.id() == writer.active.id()) {
         // Its seal names the inputs as replaced, so the unpublished output
         // must not survive to the next open: dropping it removes the file.
@@ -448,6 +448,9 @@ fn install(
             "compaction planned the active segment; nothing was installed".into(),
         ));
     }
+    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
+    // The commit point: from here on the inputs are no longer needed.
+    crate::durable::list_compaction(shared, &mut writer, &ids, output.as_ref().map(|s| s.id()))?;
     let current = shared.segments.load_full();
     let with_output = match output {
         Some(output) => current.with(output),
@@ -490,7 +493,6 @@ fn install(
         let updated = shared.relocations.load().with(&moved);
         shared.relocations.store(Arc::new(updated));
     }
-    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     shared.segments.store(Arc::new(with_output.without(&ids)));
     for s in inputs {
         s.mark_obsolete();

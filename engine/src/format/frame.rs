@@ -8,7 +8,8 @@
 //! frame header, 24 bytes, 8-aligned in the file:
 //! offset size field
 //!   0     4   magic 0x584C4641 ("AFLX" little-endian)
-//!   4     1   kind: 1 = batch of records, 2 = seal, 3 = sequence mark
+//!   4     1   kind: 1 = batch of records, 2 = seal, 3 = sequence mark,
+//!                   4 = durable watermark
 //!   5     3   reserved, zero
 //!   8     4   body length in bytes (a multiple of 8)
 //!  12     4   number of records in the body (0 for a seal)
@@ -21,6 +22,8 @@
 //!  16   8*n   ids of the segments this compaction output replaces
 //! or a sequence-mark body (a batch whose last operations logged nothing):
 //!   0     8   the last sequence number the batch consumed
+//! or a watermark body (appended before each fdatasync of a log segment):
+//!   0     8   offset below which the segment was already synced
 //! ```
 
 use super::{read_u32, read_u64};
@@ -47,6 +50,10 @@ pub enum FrameKind {
     /// operations logged no record (range deletes of empty ranges), so the
     /// number survives a reopen.
     SequenceMark,
+    /// An offset below which the segment's bytes were on stable storage
+    /// before this frame was written: damage below it is corruption, not a
+    /// torn tail.
+    Watermark,
 }
 
 /// A decoded, checksum-verified frame header.
@@ -81,6 +88,7 @@ impl FrameHeader {
             FrameKind::Batch => 1,
             FrameKind::Seal => 2,
             FrameKind::SequenceMark => 3,
+            FrameKind::Watermark => 4,
         };
         b[BODY_LEN_AT..COUNT_AT].copy_from_slice(&self.body_len.to_le_bytes());
         b[COUNT_AT..BODY_CRC_AT].copy_from_slice(&self.count.to_le_bytes());
@@ -105,6 +113,7 @@ impl FrameHeader {
             1 => FrameKind::Batch,
             2 => FrameKind::Seal,
             3 => FrameKind::SequenceMark,
+            4 => FrameKind::Watermark,
             other => return Err(format!("unknown frame kind {other}")),
         };
         let body_len = read_u32(b, BODY_LEN_AT);

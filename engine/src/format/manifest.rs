@@ -5,14 +5,16 @@
 //! ```text
 //! offset size field
 //!   0     8   magic b"ALXDBMAN"
-//!   8     4   format version (1)
+//!   8     4   format version (2; version 1 is read too)
 //!  12     4   next keyspace id (ids are never reused)
 //!  16     4   number n of keyspaces
-//!  20     4   reserved, zero
+//!  20     4   flags: bit 0 = a live-segment section follows the entries
 //!  24     -   n entries: keyspace id (4), name length (4), name (UTF-8)
+//!   -     -   if flag bit 0: the live-segment section (`live_segments.rs`)
 //!  end-4  4   CRC-32C of every preceding byte
 //! ```
 
+use super::live_segments::LiveSegments;
 use super::read_u32;
 
 /// Magic bytes that open the manifest.
@@ -22,7 +24,10 @@ pub const MANIFEST_MAGIC: [u8; 8] = *b"ALXDBMAN";
 pub const MANIFEST_VERSION: u32 = 2;
 /// The oldest manifest format version this code reads.
 pub const OLDEST_MANIFEST_VERSION: u32 = 1;
+const FLAGS_AT: usize = 20;
 const ENTRIES_AT: usize = 24;
+/// Flag bit: the manifest lists the live segments.
+const FLAG_LIVE_SEGMENTS: u32 = 1;
 
 /// The decoded manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +36,10 @@ pub struct Manifest {
     pub next_keyspace_id: u32,
     /// The live keyspaces, `(id, name)`.
     pub keyspaces: Vec<(u32, String)>,
+    /// The segments the database needs and the active segment's durable
+    /// watermark; `None` in a manifest written before they were recorded
+    /// (recovery then follows the older rules of `FORMAT.md`).
+    pub live: Option<LiveSegments>,
 }
 
 impl Manifest {
@@ -42,12 +51,20 @@ impl Manifest {
         b.extend_from_slice(&self.next_keyspace_id.to_le_bytes());
         let n = u32::try_from(self.keyspaces.len()).expect("keyspace count fits in u32");
         b.extend_from_slice(&n.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        let flags = if self.live.is_some() {
+            FLAG_LIVE_SEGMENTS
+        } else {
+            0
+        };
+        b.extend_from_slice(&flags.to_le_bytes());
         for (id, name) in &self.keyspaces {
             b.extend_from_slice(&id.to_le_bytes());
             let len = u32::try_from(name.len()).expect("keyspace names are short");
             b.extend_from_slice(&len.to_le_bytes());
             b.extend_from_slice(name.as_bytes());
+        }
+        if let Some(live) = &self.live {
+            live.encode_into(&mut b);
         }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -86,9 +103,17 @@ impl Manifest {
             keyspaces.push((id, name));
             at += len;
         }
+        let flags = read_u32(b, FLAGS_AT);
+        let live = match flags {
+            0 if at == body.len() => None,
+            0 => return Err("manifest has bytes after its last entry".into()),
+            FLAG_LIVE_SEGMENTS => Some(LiveSegments::decode(&body[at..])?),
+            other => return Err(format!("unknown manifest flags {other:#x}")),
+        };
         Ok(Manifest {
             next_keyspace_id,
             keyspaces,
+            live,
         })
     }
 }
@@ -99,10 +124,16 @@ mod tests {
 
     #[test]
     fn round_trip_and_damage() {
-        let m = Manifest {
+        let mut m = Manifest {
             next_keyspace_id: 4,
             keyspaces: vec![(0, "default".into()), (3, "users".into())],
+            live: None,
         };
+        assert_eq!(Manifest::decode(&m.encode()), Ok(m.clone()));
+        m.live = Some(LiveSegments {
+            ids: vec![2, 5],
+            watermark: None,
+        });
         let mut b = m.encode();
         assert_eq!(Manifest::decode(&b), Ok(m));
         b[30] ^= 1;

@@ -1,6 +1,8 @@
 //! A fault-injecting file system for tests: wraps the real one and fails
 //! `fdatasync` or writes on demand, the way a dying disk or a full file
-//! system would.
+//! system would, or hands out maps whose holes hold junk, to prove that
+//! recovery never reads a hole through a map (on a full tmpfs that read
+//! is a SIGBUS).
 
 use std::io;
 use std::path::Path;
@@ -18,6 +20,11 @@ pub struct Faults {
     pub fail_writes: AtomicBool,
     /// Number of syncs performed (successful or not).
     pub syncs: AtomicU64,
+    /// While set, `map_readonly` returns a private copy of the file in which
+    /// every byte in a hole (or past the end of the file) is `0xA5`
+    /// instead of zero. The copy does not see later writes: open, read and
+    /// verify only. Any read of a hole through the map then sees junk.
+    pub hostile_holes: AtomicBool,
 }
 
 /// A file system that can be told to fail.
@@ -117,6 +124,32 @@ impl FileHandle for FaultyFile {
     }
 
     fn map_readonly(&self, len: u64) -> io::Result<ReadOnlyMap> {
-        self.inner.map_readonly(len)
+        if !self.faults.hostile_holes.load(Ordering::SeqCst) {
+            return self.inner.map_readonly(len);
+        }
+        ReadOnlyMap::copy_of(&hostile_image(&*self.inner, len)?)
     }
+
+    fn hole_at_or_after(&self, from: u64) -> io::Result<u64> {
+        self.inner.hole_at_or_after(from)
+    }
+
+    fn data_at_or_after(&self, from: u64) -> io::Result<Option<u64>> {
+        self.inner.data_at_or_after(from)
+    }
+}
+
+/// The first `len` bytes of `file` with every byte that is not allocated
+/// data replaced by `0xA5`.
+fn hostile_image(file: &dyn FileHandle, len: u64) -> io::Result<Vec<u8>> {
+    let size = usize::try_from(len).map_err(|_| io::Error::other("map too large"))?;
+    let mut image = vec![0xA5u8; size];
+    let end = file.len()?.min(len);
+    let mut at = 0;
+    while let Some(start) = file.data_at_or_after(at)?.filter(|&s| s < end) {
+        let stop = file.hole_at_or_after(start)?.min(end);
+        file.read_exact_at(&mut image[start as usize..stop as usize], start)?;
+        at = stop;
+    }
+    Ok(image)
 }

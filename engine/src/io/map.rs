@@ -31,6 +31,22 @@ impl ReadOnlyMap {
     }
 }
 
+impl ReadOnlyMap {
+    /// An anonymous read-only map holding a copy of `bytes`: for test
+    /// backends that hand the engine a map whose contents differ from the
+    /// file (see [`super::faulty::Faults::hostile_holes`]).
+    pub fn copy_of(bytes: &[u8]) -> io::Result<Self> {
+        if bytes.is_empty() {
+            return Ok(ReadOnlyMap { map: None });
+        }
+        let mut map = memmap2::MmapMut::map_anon(bytes.len())?;
+        map.copy_from_slice(bytes);
+        Ok(ReadOnlyMap {
+            map: Some(map.make_read_only()?),
+        })
+    }
+}
+
 impl Deref for ReadOnlyMap {
     type Target = [u8];
 

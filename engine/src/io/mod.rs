@@ -6,8 +6,10 @@
 //! [`FileHandle::map_readonly`]; writes always go through the file
 //! descriptor, never through a map.
 
+mod extents;
 pub mod faulty;
 mod map;
+pub mod power_loss;
 mod std_fs;
 
 use std::fmt::Debug;
@@ -67,4 +69,17 @@ pub trait FileHandle: Send + Sync + Debug {
     /// Maps the first `len` bytes of the file read-only. The file must be at
     /// least `len` bytes long and must never be shrunk while the map lives.
     fn map_readonly(&self, len: u64) -> io::Result<ReadOnlyMap>;
+    /// Offset of the first hole (never-written, unallocated range of a sparse
+    /// file) at or after `from`, or the file's length if there is none.
+    /// Pages below it may be read through a map without allocating anything.
+    /// The default (for backends that cannot tell) reports no holes.
+    fn hole_at_or_after(&self, from: u64) -> io::Result<u64> {
+        let _ = from;
+        self.len()
+    }
+    /// Offset of the first allocated byte at or after `from`, or `None` if
+    /// only holes follow. The default reports every byte as allocated.
+    fn data_at_or_after(&self, from: u64) -> io::Result<Option<u64>> {
+        Ok(Some(from).filter(|&f| f < self.len().unwrap_or(0)))
+    }
 }

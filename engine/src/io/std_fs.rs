@@ -90,4 +90,12 @@ impl FileHandle for StdFile {
     fn map_readonly(&self, len: u64) -> io::Result<ReadOnlyMap> {
         ReadOnlyMap::new(&self.file, len)
     }
+
+    fn hole_at_or_after(&self, from: u64) -> io::Result<u64> {
+        super::extents::hole_at_or_after(&self.file, from)
+    }
+
+    fn data_at_or_after(&self, from: u64) -> io::Result<Option<u64>> {
+        super::extents::data_at_or_after(&self.file, from)
+    }
 }

@@ -8,6 +8,7 @@
 //! never has to be remapped and the file is never shrunk while mapped. When
 //! full, a log segment is sealed with a seal frame and a new one is started.
 
+pub mod file_scan;
 pub mod key_filter;
 pub mod key_span;
 pub mod scan;
@@ -168,6 +169,11 @@ impl Segment {
         &self.path
     }
 
+    /// The open file, for reads that must not go through the map.
+    pub(crate) fn file(&self) -> &dyn FileHandle {
+        &*self.file
+    }
+
     /// Size of the map (the file's capacity).
     pub fn capacity(&self) -> u64 {
         self.map.len() as u64
@@ -175,6 +181,8 @@ impl Segment {
 
     /// Every byte of the file (the map may extend further, but bytes past
     /// the end of the file are never exposed: touching them would fault).
+    /// Bytes past [`Self::written`] may lie in a hole of the sparse file:
+    /// recovery reads those through the descriptor (see [`file_scan`]).
     pub fn bytes(&self) -> &[u8] {
         let len = (self.file_len.load(Ordering::Acquire) as usize).min(self.map.len());
         &self.map[..len]
@@ -199,6 +207,13 @@ impl Segment {
     /// End of the written data.
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Acquire)
+    }
+
+    /// The written data: every byte of it was written through the
+    /// descriptor, so none lies in a hole.
+    pub fn written_bytes(&self) -> &[u8] {
+        let bytes = self.bytes();
+        &bytes[..(self.written() as usize).min(bytes.len())]
     }
 
     pub(crate) fn set_written(&self, end: u64) {

@@ -36,6 +36,9 @@ pub struct ScanOutcome {
     pub records: u64,
     /// The largest sequence number named by a sequence-mark frame (0: none).
     pub sequence_mark: u64,
+    /// The largest offset named by a watermark frame (0: none): bytes below
+    /// it were on stable storage before the walk's last watermark was written.
+    pub watermark: u64,
 }
 
 /// Walks the frames of `bytes` (a whole mapped segment) from the first frame,
@@ -76,6 +79,10 @@ pub fn scan_frames<'a>(
                 out.sequence_mark = out.sequence_mark.max(seq);
                 at += len;
             }
+            Ok(Frame::Watermark(offset, len)) => {
+                out.watermark = out.watermark.max(offset);
+                at += len;
+            }
             Ok(Frame::Batch(records, len)) => {
                 for (rel, record) in records {
                     on_record((at + rel) as u64, record);
@@ -87,24 +94,40 @@ pub fn scan_frames<'a>(
     }
 }
 
-/// Whether any complete, valid frame starts at an 8-aligned offset at or
-/// after `from`. Used to tell a torn tail (nothing valid follows) from
-/// corruption in the middle of the data (valid frames follow).
-pub fn valid_frame_after(bytes: &[u8], from: u64) -> Option<u64> {
-    let mut at = usize::try_from(from).ok()?.next_multiple_of(8);
+/// What the valid frames found past a point of damage say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FramesAfter {
+    /// Offset of the first complete, valid frame, if any.
+    pub first_valid: Option<u64>,
+    /// The largest offset named by a valid watermark frame (0: none).
+    pub watermark: u64,
+}
+
+/// Looks for complete, valid frames at every 8-aligned offset of `bytes` at
+/// or after `from` (offsets are reported relative to `bytes` plus `base`).
+/// Used to tell a torn tail (nothing valid follows) from corruption in the
+/// middle of the data (valid frames follow, or a watermark past the damage
+/// says the damaged bytes had been synced).
+pub fn frames_after(bytes: &[u8], from: usize, base: u64) -> FramesAfter {
+    let mut out = FramesAfter::default();
+    let mut at = from.next_multiple_of(8);
     while at + FRAME_HEADER_BYTES <= bytes.len() {
-        if check_frame(&bytes[at..]).is_ok() {
-            return Some(at as u64);
+        if let Ok(frame) = check_frame(&bytes[at..]) {
+            out.first_valid.get_or_insert(base + at as u64);
+            if let Frame::Watermark(offset, _) = frame {
+                out.watermark = out.watermark.max(offset);
+            }
         }
         at += 8;
     }
-    None
+    out
 }
 
 enum Frame<'a> {
     Batch(Vec<(usize, RecordView<'a>)>, usize),
     Seal(SealBody, usize),
     SequenceMark(u64, usize),
+    Watermark(u64, usize),
 }
 
 fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
@@ -122,6 +145,10 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
         FrameKind::SequenceMark => match body.try_into() {
             Ok(seq) => Ok(Frame::SequenceMark(u64::from_le_bytes(seq), len)),
             Err(_) => Err("sequence-mark body is not 8 bytes".into()),
+        },
+        FrameKind::Watermark => match body.try_into() {
+            Ok(offset) => Ok(Frame::Watermark(u64::from_le_bytes(offset), len)),
+            Err(_) => Err("watermark body is not 8 bytes".into()),
         },
     }
 }

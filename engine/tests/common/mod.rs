@@ -41,3 +41,82 @@ pub fn disk_bytes(dir: &Path) -> u64 {
         .map(|m| m.blocks() * 512)
         .sum()
 }
+
+/// Makes a cleanly closed database look as if its process had crashed
+/// without ever syncing: removes the durable watermark that a clean close
+/// records in the MANIFEST, so recovery may take damage at the end of the
+/// active segment for a torn tail.
+pub fn forget_clean_close(dir: &Path) {
+    use alexdb_engine::format::manifest::Manifest;
+    let path = dir.join(alexdb_engine::keyspace::MANIFEST_FILE);
+    let mut manifest = Manifest::decode(&std::fs::read(&path).unwrap()).unwrap();
+    manifest
+        .live
+        .as_mut()
+        .expect("a live-segment list")
+        .watermark = None;
+    std::fs::write(&path, manifest.encode()).unwrap();
+}
+
+/// Rewrites the MANIFEST as format version 1 wrote it: no live-segment
+/// list and no watermark, so recovery follows the version-1 rules.
+pub fn downgrade_manifest(dir: &Path) {
+    use alexdb_engine::format::manifest::Manifest;
+    let path = dir.join(alexdb_engine::keyspace::MANIFEST_FILE);
+    let mut manifest = Manifest::decode(&std::fs::read(&path).unwrap()).unwrap();
+    manifest.live = None;
+    std::fs::write(&path, manifest.encode()).unwrap();
+}
+
+/// Segment files of `dir`, oldest first.
+pub fn segment_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "seg"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Asserts that opening `dir` fails with a corruption error naming `file`.
+pub fn assert_corruption_in(dir: &Path, options: Options, file: &Path) -> u64 {
+    match Db::open(dir, options) {
+        Err(alexdb_engine::Error::Corruption {
+            file: named,
+            offset,
+            ..
+        }) => {
+            assert_eq!(named, file, "corruption names the wrong file");
+            offset
+        }
+        Err(other) => panic!("expected corruption in {}, got {other}", file.display()),
+        Ok(_) => panic!("damage to {} went unnoticed", file.display()),
+    }
+}
+
+/// Options for damage tests: 16 KiB segments (many of them), no background
+/// compaction (the files change only when the test says so).
+pub fn quiet_options() -> Options {
+    Options {
+        segment_bytes: 16 << 10,
+        background_compaction: false,
+        ..Options::default()
+    }
+}
+
+/// Every file of a database directory except `LOCK`, with its bytes, by
+/// path.
+pub fn dir_image(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with(alexdb_engine::LOCK_FILE))
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,173 @@
+//! The ALEX index alone against a `BTreeMap`, with adversarial key shapes:
+//! long shared prefixes, trailing zero bytes, keys whose model key (first 8
+//! bytes) ties, outliers far from the rest, and raw fuzzer bytes.
+#![no_main]
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use alexdb_engine::index::{AlexIndex, KeyResolver, ScanDirection};
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+/// A key drawn from one of the shapes the index finds hardest.
+#[derive(Arbitrary, Debug, Clone)]
+enum KeyShape {
+    /// 48 shared bytes, then a short suffix.
+    LongPrefix(u16),
+    /// A short stem followed by up to 15 zero bytes ("a", "a\0", ...).
+    TrailingZeros(u8, u8),
+    /// The same first 8 bytes (one model key), differing after them.
+    ModelTie(u8, u16),
+    /// Far below or far above everything else.
+    Outlier(bool, u8),
+    /// Whatever the fuzzer says (capped at 64 bytes).
+    Raw(Vec<u8>),
+}
+
+impl KeyShape {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            KeyShape::LongPrefix(s) => {
+                let mut k = vec![b'p'; 48];
+                k.extend_from_slice(&s.to_be_bytes());
+                k
+            }
+            KeyShape::TrailingZeros(stem, zeros) => {
+                let mut k = vec![*stem];
+                k.extend(std::iter::repeat_n(0, usize::from(zeros % 16)));
+                k
+            }
+            KeyShape::ModelTie(group, tail) => {
+                let mut k = vec![b't', 0, 0, 0, 0, 0, 0, *group % 4];
+                k.extend_from_slice(&tail.to_be_bytes());
+                k
+            }
+            KeyShape::Outlier(high, n) => match high {
+                true => vec![0xFF; 1 + usize::from(n % 40)],
+                false => vec![0; usize::from(n % 3)],
+            },
+            KeyShape::Raw(b) => b[..b.len().min(64)].to_vec(),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Upsert(KeyShape),
+    Remove(KeyShape),
+    Get(KeyShape),
+    Batch(Vec<KeyShape>),
+    Scan {
+        from: Option<(KeyShape, bool)>,
+        reverse: bool,
+        limit: u8,
+    },
+    BulkLoad,
+}
+
+/// Payload `p` is the `p`-th key ever inserted.
+#[derive(Default)]
+struct Keys(Vec<Vec<u8>>);
+
+impl KeyResolver for Keys {
+    fn key(&self, payload: u64) -> &[u8] {
+        &self.0[payload as usize]
+    }
+}
+
+struct Harness {
+    keys: Keys,
+    model: BTreeMap<Vec<u8>, u64>,
+    index: AlexIndex,
+}
+
+impl Harness {
+    fn apply(&mut self, op: &Op) {
+        match op {
+            Op::Upsert(k) => {
+                let key = k.bytes();
+                let payload = self.push(key.clone());
+                let got = self.index.upsert(&key, payload, &self.keys);
+                assert_eq!(got, self.model.insert(key, payload));
+            }
+            Op::Remove(k) => {
+                let key = k.bytes();
+                assert_eq!(self.index.remove(&key, &self.keys), self.model.remove(&key));
+            }
+            Op::Get(k) => {
+                let key = k.bytes();
+                let guard = crossbeam_epoch::pin();
+                let got = self.index.get(&key, &self.keys, &guard);
+                assert_eq!(got, self.model.get(&key).copied());
+            }
+            Op::Batch(shapes) => {
+                let first = self.keys.0.len() as u64;
+                for s in shapes {
+                    self.push(s.bytes());
+                }
+                let entries: Vec<(&[u8], u64)> = (first..self.keys.0.len() as u64)
+                    .map(|p| (self.keys.key(p), p))
+                    .collect();
+                let got = self.index.upsert_batch(&entries, &self.keys);
+                let want: Vec<Option<u64>> = entries
+                    .iter()
+                    .map(|&(k, p)| self.model.insert(k.to_vec(), p))
+                    .collect();
+                assert_eq!(got, want);
+            }
+            Op::Scan {
+                from,
+                reverse,
+                limit,
+            } => self.scan(from.as_ref(), *reverse, usize::from(*limit)),
+            Op::BulkLoad => {
+                let payloads: Vec<u64> = self.model.values().copied().collect();
+                self.index = AlexIndex::bulk_load(&payloads, &self.keys);
+            }
+        }
+        assert_eq!(self.index.len(), self.model.len());
+    }
+
+    fn push(&mut self, key: Vec<u8>) -> u64 {
+        self.keys.0.push(key);
+        self.keys.0.len() as u64 - 1
+    }
+
+    fn scan(&self, from: Option<&(KeyShape, bool)>, reverse: bool, limit: usize) {
+        let key = from.map(|(k, inclusive)| (k.bytes(), *inclusive));
+        let bound = match &key {
+            None => Bound::Unbounded,
+            Some((k, true)) => Bound::Included(&k[..]),
+            Some((k, false)) => Bound::Excluded(&k[..]),
+        };
+        let (direction, range) = match reverse {
+            false => (ScanDirection::Forward, (bound, Bound::Unbounded)),
+            true => (ScanDirection::Reverse, (Bound::Unbounded, bound)),
+        };
+        let guard = crossbeam_epoch::pin();
+        let mut got = Vec::new();
+        self.index
+            .collect(bound, direction, limit, &self.keys, &guard, &mut got);
+        let matching = self.model.range::<[u8], _>(range).map(|(_, &p)| p);
+        let want: Vec<u64> = match reverse {
+            false => matching.take(limit).collect(),
+            true => matching.rev().take(limit).collect(),
+        };
+        assert_eq!(
+            got, want,
+            "scan from {key:?}, reverse {reverse}, limit {limit}"
+        );
+    }
+}
+
+fuzz_target!(|ops: Vec<Op>| {
+    let mut h = Harness {
+        keys: Keys::default(),
+        model: BTreeMap::new(),
+        index: AlexIndex::new(),
+    };
+    for op in &ops {
+        h.apply(op);
+    }
+});

@@ -1,0 +1,310 @@
+//! Arbitrary sequences of rocksdb-API operations through `alexdb` (puts,
+//! deletes, range deletes, batches across column families, iterators both
+//! ways with bounds, snapshots, create/drop column family, close and
+//! reopen, compaction), checked against a `BTreeMap` model after every step.
+#![no_main]
+
+use std::collections::BTreeMap;
+
+use alexdb::{DB, Direction, IteratorMode, Options, ReadOptions, WriteBatch};
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+/// Column families the sequence may use besides "default".
+const CF_NAMES: [&str; 2] = ["a", "b"];
+
+type Model = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
+
+/// Keys from a small alphabet, so operations collide.
+#[derive(Arbitrary, Debug, Clone)]
+struct Key(Vec<u8>);
+
+impl Key {
+    fn bytes(&self) -> Vec<u8> {
+        self.0
+            .iter()
+            .take(4)
+            .map(|b| b"abc\0\xff"[usize::from(*b) % 5])
+            .collect()
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+enum Write {
+    Put(u8, Key, u8),
+    Delete(u8, Key),
+    DeleteRange(u8, Key, Key),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    One(Write),
+    Batch(Vec<Write>),
+    Get(u8, Key),
+    Iterate {
+        cf: u8,
+        from: Option<Key>,
+        reverse: bool,
+        lower: Option<Key>,
+        upper: Option<Key>,
+    },
+    /// Takes a snapshot, applies the writes, then reads through it.
+    Snapshot(Vec<Write>),
+    CreateCf(u8),
+    DropCf(u8),
+    Reopen,
+    Compact,
+}
+
+struct Harness {
+    dir: tempfile::TempDir,
+    db: Option<DB>,
+    model: Model,
+}
+
+fn reversed_range(w: &Write) -> bool {
+    matches!(w, Write::DeleteRange(_, from, to) if from.bytes() > to.bytes())
+}
+
+fn value(v: u8, len: u8) -> Vec<u8> {
+    vec![v; usize::from(len % 9)]
+}
+
+impl Harness {
+    fn new() -> Self {
+        // tmpfs if there is one: the engine's fsyncs cost nothing there.
+        let dir = match std::path::Path::new("/dev/shm").is_dir() {
+            true => tempfile::tempdir_in("/dev/shm").unwrap(),
+            false => tempfile::tempdir().unwrap(),
+        };
+        let mut model = Model::new();
+        model.insert("default".into(), BTreeMap::new());
+        let mut h = Harness {
+            dir,
+            db: None,
+            model,
+        };
+        h.open();
+        h
+    }
+
+    fn open(&mut self) {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let names: Vec<&String> = self.model.keys().collect();
+        self.db = Some(DB::open_cf(&opts, self.dir.path(), names).unwrap());
+    }
+
+    fn db(&self) -> &DB {
+        self.db.as_ref().unwrap()
+    }
+
+    /// The name of the family `i` picks, if it exists.
+    fn cf_name(&self, i: u8) -> Option<String> {
+        let names: Vec<&String> = self.model.keys().collect();
+        names
+            .get(usize::from(i) % names.len())
+            .map(|n| n.to_string())
+    }
+
+    fn add_to_batch(&self, batch: &mut WriteBatch, model: &mut Model, w: &Write) {
+        let cf_of = |i: &u8| self.cf_name(*i).unwrap();
+        match w {
+            Write::Put(cf, k, v) => {
+                let name = cf_of(cf);
+                let val = value(*v, k.0.len() as u8 ^ v);
+                batch.put_cf(self.db().cf_handle(&name).unwrap(), k.bytes(), &val);
+                model.get_mut(&name).unwrap().insert(k.bytes(), val);
+            }
+            Write::Delete(cf, k) => {
+                let name = cf_of(cf);
+                batch.delete_cf(self.db().cf_handle(&name).unwrap(), k.bytes());
+                model.get_mut(&name).unwrap().remove(&k.bytes());
+            }
+            Write::DeleteRange(cf, from, to) => {
+                let name = cf_of(cf);
+                let (from, to) = (from.bytes(), to.bytes());
+                batch.delete_range_cf(self.db().cf_handle(&name).unwrap(), &from, &to);
+                if from < to {
+                    model
+                        .get_mut(&name)
+                        .unwrap()
+                        .retain(|k, _| *k < from || *k >= to);
+                }
+            }
+        }
+    }
+
+    /// Writes `writes` as one batch. As in RocksDB, a range delete whose
+    /// end comes before its start fails the whole batch, changing nothing.
+    fn write(&mut self, writes: &[Write]) {
+        let mut batch = WriteBatch::default();
+        let mut model = self.model.clone();
+        for w in writes {
+            self.add_to_batch(&mut batch, &mut model, w);
+        }
+        let result = self.db().write(batch);
+        if writes.iter().any(reversed_range) {
+            let err = result.expect_err("a reversed range delete must fail the batch");
+            assert_eq!(err.kind(), alexdb::ErrorKind::InvalidArgument, "{err}");
+        } else {
+            result.unwrap();
+            self.model = model;
+        }
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match op {
+            Op::One(w) => self.write(std::slice::from_ref(w)),
+            Op::Batch(ws) => self.write(ws),
+            Op::Get(cf, k) => {
+                let name = self.cf_name(*cf).unwrap();
+                let got = self
+                    .db()
+                    .get_cf(self.db().cf_handle(&name).unwrap(), k.bytes())
+                    .unwrap();
+                assert_eq!(got.as_ref(), self.model[&name].get(&k.bytes()));
+            }
+            Op::Iterate {
+                cf,
+                from,
+                reverse,
+                lower,
+                upper,
+            } => self.iterate(*cf, from.as_ref(), *reverse, lower.as_ref(), upper.as_ref()),
+            Op::Snapshot(writes) => self.snapshot(writes),
+            Op::CreateCf(i) => {
+                let name = CF_NAMES[usize::from(*i) % CF_NAMES.len()];
+                if !self.model.contains_key(name) {
+                    let opts = Options::default();
+                    self.db.as_mut().unwrap().create_cf(name, &opts).unwrap();
+                    self.model.insert(name.into(), BTreeMap::new());
+                }
+            }
+            Op::DropCf(i) => {
+                let name = CF_NAMES[usize::from(*i) % CF_NAMES.len()];
+                if self.model.remove(name).is_some() {
+                    self.db.as_mut().unwrap().drop_cf(name).unwrap();
+                }
+            }
+            Op::Reopen => {
+                self.db = None;
+                self.open();
+            }
+            Op::Compact => self.db().compact_range(None::<&[u8]>, None::<&[u8]>),
+        }
+        self.check_all();
+    }
+
+    fn iterate(
+        &self,
+        cf: u8,
+        from: Option<&Key>,
+        reverse: bool,
+        lower: Option<&Key>,
+        upper: Option<&Key>,
+    ) {
+        let name = self.cf_name(cf).unwrap();
+        let mut opts = ReadOptions::default();
+        let (lo, hi) = (lower.map(Key::bytes), upper.map(Key::bytes));
+        if let Some(l) = &lo {
+            opts.set_iterate_lower_bound(l.clone());
+        }
+        if let Some(u) = &hi {
+            opts.set_iterate_upper_bound(u.clone());
+        }
+        let start = from.map(Key::bytes);
+        let direction = if reverse {
+            Direction::Reverse
+        } else {
+            Direction::Forward
+        };
+        let mode = match (&start, reverse) {
+            (Some(s), _) => IteratorMode::From(s, direction),
+            (None, false) => IteratorMode::Start,
+            (None, true) => IteratorMode::End,
+        };
+        let cf = self.db().cf_handle(&name).unwrap();
+        let got: Vec<(Vec<u8>, Vec<u8>)> = self
+            .db()
+            .iterator_cf_opt(cf, opts, mode)
+            .map(|r| {
+                let (k, v) = r.unwrap();
+                (k.to_vec(), v.to_vec())
+            })
+            .collect();
+        let in_bounds =
+            |k: &Vec<u8>| lo.as_ref().is_none_or(|l| k >= l) && hi.as_ref().is_none_or(|u| k < u);
+        let mut want: Vec<(Vec<u8>, Vec<u8>)> = self.model[&name]
+            .iter()
+            .filter(|(k, _)| in_bounds(k))
+            .filter(|(k, _)| match (&start, reverse) {
+                (Some(s), false) => *k >= s,
+                (Some(s), true) => *k <= s,
+                (None, _) => true,
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if reverse {
+            want.reverse();
+        }
+        assert_eq!(
+            got, want,
+            "iterate {name} from {start:?} reverse {reverse} in {lo:?}..{hi:?}"
+        );
+    }
+
+    fn snapshot(&mut self, writes: &[Write]) {
+        let writes: Vec<Write> = writes
+            .iter()
+            .filter(|w| !reversed_range(w))
+            .cloned()
+            .collect();
+        let before = self.model.clone();
+        let db = self.db.as_ref().unwrap();
+        let snapshot = db.snapshot();
+        let mut batch = WriteBatch::default();
+        let mut after = self.model.clone();
+        for w in &writes {
+            self.add_to_batch(&mut batch, &mut after, w);
+        }
+        db.write(batch).unwrap();
+        for (name, map) in &before {
+            let cf = db.cf_handle(name).unwrap();
+            let keys: Vec<Vec<u8>> = after[name].keys().chain(map.keys()).cloned().collect();
+            for k in keys {
+                assert_eq!(snapshot.get_cf(cf, &k).unwrap().as_ref(), map.get(&k));
+            }
+            let seen: Vec<Vec<u8>> = snapshot
+                .iterator_cf(cf, IteratorMode::Start)
+                .map(|r| r.unwrap().0.to_vec())
+                .collect();
+            assert_eq!(seen, map.keys().cloned().collect::<Vec<_>>());
+        }
+        drop(snapshot);
+        self.model = after;
+    }
+
+    /// Every family holds exactly the model's keys and values.
+    fn check_all(&self) {
+        for (name, map) in &self.model {
+            let cf = self.db().cf_handle(name).unwrap();
+            let got: BTreeMap<Vec<u8>, Vec<u8>> = self
+                .db()
+                .iterator_cf(cf, IteratorMode::Start)
+                .map(|r| {
+                    let (k, v) = r.unwrap();
+                    (k.to_vec(), v.to_vec())
+                })
+                .collect();
+            assert_eq!(&got, map, "family {name}");
+        }
+    }
+}
+
+fuzz_target!(|ops: Vec<Op>| {
+    let mut h = Harness::new();
+    for op in ops.iter().take(64) {
+        h.apply(op);
+    }
+});
