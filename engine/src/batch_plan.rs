@@ -50,11 +50,7 @@ impl<'b> PendingRecord<'b> {
 
     /// What a later merge of the same key in this batch builds on.
     fn as_merge_base(&self) -> MergeBase {
-        match (self.kind, self.merge_state) {
-            (RecordKind::Delete, _) => MergeBase::Absent,
-            (_, MergeState::Resolved) => MergeBase::Value(self.value.to_vec()),
-            (_, state) => MergeBase::Unresolved(state),
-        }
+        MergeBase::of(self.kind, self.merge_state, &self.value)
     }
 }
 
@@ -185,11 +181,7 @@ fn current_base(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<MergeBase>
     if ks.range_tombstones().hides(key, record.seq, u64::MAX) {
         return Ok(MergeBase::Absent);
     }
-    Ok(match (record.kind, record.merge_state) {
-        (RecordKind::Delete, _) => MergeBase::Absent,
-        (_, MergeState::Resolved) => MergeBase::Value(record.value.to_vec()),
-        (_, state) => MergeBase::Unresolved(state),
-    })
+    Ok(MergeBase::of(record.kind, record.merge_state, record.value))
 }
 
 fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {

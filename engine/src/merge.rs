@@ -13,7 +13,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::format::record::MergeState;
+use crate::format::record::{MergeState, RecordKind};
 
 /// Combines a key's existing value (if any) with one operand.
 ///
@@ -54,6 +54,18 @@ pub(crate) enum MergeBase {
     Value(Vec<u8>),
     /// The key's current version is a merge that could not be resolved.
     Unresolved(MergeState),
+}
+
+impl MergeBase {
+    /// What a version of `kind` in `state` holding `value` gives a merge to
+    /// build on.
+    pub(crate) fn of(kind: RecordKind, state: MergeState, value: &[u8]) -> Self {
+        match (kind, state) {
+            (RecordKind::Delete | RecordKind::RangeDelete, _) => MergeBase::Absent,
+            (_, MergeState::Resolved) => MergeBase::Value(value.to_vec()),
+            (_, state) => MergeBase::Unresolved(state),
+        }
+    }
 }
 
 /// Resolves `operand` over `base` with `function`: the state to record and
