@@ -44,7 +44,12 @@ pub(crate) fn check(shared: &Shared, watched: &[WatchedKey<'_>]) -> Result<()> {
         let Some(ks) = keyspaces.get(w.keyspace) else {
             continue;
         };
-        if let Some(newest_seq) = newest_seq(shared, ks, w.key)?
+        // A range delete covering the key is a write of it too.
+        let ranged = ks
+            .range_tombstones()
+            .covering(w.key, 0, u64::MAX)
+            .map(|t| t.seq);
+        if let Some(newest_seq) = newest_seq(shared, ks, w.key)?.max(ranged)
             && newest_seq > w.since_seq
         {
             return Err(Error::Conflict {

@@ -90,3 +90,34 @@ fn a_conflict_survives_compaction_while_a_snapshot_holds_since_seq() {
     ));
     drop(snapshot);
 }
+
+/// Regression: the check read only the index head, and a range delete is
+/// not one, so a transaction that read a key could commit over a range
+/// delete of it made after its read.
+#[test]
+fn a_range_delete_covering_a_watched_key_is_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let ks = db.keyspace("default").unwrap();
+    let w = WriteOptions::default();
+    db.put(ks, b"k", b"v0", &w).unwrap();
+    let since = db.latest_sequence_number();
+    let mut range = WriteBatch::new();
+    range.delete_range(ks, b"a", b"z");
+    db.write(&range, &w).unwrap();
+    let watched = [WatchedKey {
+        keyspace: ks,
+        key: b"k",
+        since_seq: since,
+    }];
+    let err = db.check_unchanged(&watched).unwrap_err();
+    assert!(
+        matches!(err, Error::Conflict { newest_seq, .. } if newest_seq == since + 1),
+        "{err:?}"
+    );
+    let untouched = [WatchedKey {
+        key: b"zz",
+        ..watched[0]
+    }];
+    db.check_unchanged(&untouched).unwrap();
+}
