@@ -16,6 +16,7 @@ use crate::file_hold::FileHold;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
+use crate::index_save;
 use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{
     self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
@@ -73,6 +74,12 @@ impl Db {
             recovery::recover(&options.file_system, &dir, &manifest, options.segment_bytes)?;
         let shared = Arc::new(build_shared(dir, options, lock, manifest, recovered)?);
         retire_older_format_segment(&shared)?;
+        // An open from the index checkpoint loads range deletes unapplied
+        // (those written after its cut, and any it held so): apply them now,
+        // before any snapshot exists, so the index holds what a full scan
+        // would have built.
+        compaction::apply_range_tombstones(&shared);
+        index_save::save_after_open(&shared);
         let compactor = shared
             .options
             .background_compaction
@@ -352,12 +359,29 @@ impl Db {
         Ok(keyspace_of(&self.shared, keyspace)?.live_keys())
     }
 
-    /// Reads every record of every segment and checks its checksum.
+    /// Reads every record of every segment and checks its checksum, and
+    /// that every segment but the active one ends with its seal.
     pub fn verify(&self) -> Result<()> {
+        let active = self.shared.lock_writer().active.id();
         for segment in self.shared.segments.load().iter() {
             let scan = scan_frames(segment.written_bytes(), |_, _| {});
+            let path = segment.path();
             if let Some(d) = scan.damage {
-                return Err(Error::corruption(segment.path(), d.offset, d.reason));
+                return Err(Error::corruption(path, d.offset, d.reason));
+            }
+            if scan.end != segment.written() {
+                let why = format!(
+                    "the frames end before {}, the written end",
+                    segment.written()
+                );
+                return Err(Error::corruption(path, scan.end, why));
+            }
+            if segment.id() != active && scan.seal.is_none() {
+                return Err(Error::corruption(
+                    path,
+                    scan.end,
+                    "sealed segment has no seal frame",
+                ));
             }
         }
         Ok(())
@@ -392,6 +416,7 @@ impl Db {
                 .iter()
                 .map(|k| k.range_tombstones().len() as u64)
                 .sum(),
+            records_read_at_open: s.counters.records_read_at_open.load(Ordering::Relaxed),
         }
     }
 }
@@ -399,11 +424,14 @@ impl Db {
 impl Drop for Db {
     /// Closes cleanly: stops compaction, syncs the active segment and records
     /// its end in the MANIFEST, so that later damage to what was written is
-    /// reported rather than taken for a torn tail. A failure here only
-    /// leaves the database as a crash would.
+    /// reported rather than taken for a torn tail, then writes the index
+    /// checkpoint the next open starts from. A failure here only leaves the
+    /// database as a crash would.
     fn drop(&mut self) {
         drop(self.compactor.take());
-        let _ = durable::close_cleanly(&self.shared);
+        if durable::close_cleanly(&self.shared).is_ok() {
+            let _ = index_save::save(&self.shared);
+        }
     }
 }
 
@@ -507,7 +535,11 @@ fn build_shared(
         snapshots: SnapshotRegistry::default(),
         compaction_lock: Mutex::new(()),
         compaction_signal: (Mutex::default(), Condvar::new()),
-        counters: Counters::default(),
+        counters: Counters {
+            records_read_at_open: AtomicU64::new(r.records_read),
+            ..Counters::default()
+        },
+        checkpoint_mark: Mutex::new(r.checkpoint),
         _lock_file: lock,
         dir,
         options,

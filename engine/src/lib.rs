@@ -31,6 +31,7 @@ pub mod error;
 mod file_hold;
 pub mod format;
 pub mod index;
+mod index_save;
 pub mod io;
 pub mod iter;
 pub mod key_locks;

@@ -43,6 +43,9 @@ pub(crate) struct Shared {
     pub compaction_lock: Mutex<()>,
     pub compaction_signal: (Mutex<CompactionRequest>, Condvar),
     pub counters: Counters,
+    /// The cut of the index checkpoint on disk, if it is known to be
+    /// current (read at open or written since).
+    pub checkpoint_mark: Mutex<Option<crate::index_save::CheckpointMark>>,
     /// The exclusive lock on the directory, held while the database is open.
     pub _lock_file: File,
 }
@@ -64,6 +67,8 @@ pub(crate) struct Counters {
     pub compactions: AtomicU64,
     pub bytes_reclaimed: AtomicU64,
     pub compaction_errors: AtomicU64,
+    /// Records read by the open (see [`crate::Stats::records_read_at_open`]).
+    pub records_read_at_open: AtomicU64,
 }
 
 impl Shared {

@@ -39,6 +39,10 @@ pub struct Stats {
     pub latest_sequence: u64,
     /// Range deletes still kept (not yet dropped by compaction).
     pub range_tombstones: u64,
+    /// Records the open that started this handle read from the segments:
+    /// all of them without a usable index checkpoint, else only those
+    /// written after its cut.
+    pub records_read_at_open: u64,
 }
 
 impl Stats {

@@ -73,14 +73,16 @@ fn counter(db: &Db, ks: KeyspaceId) -> Option<u64> {
 }
 
 /// The child: keeps writing batches after whatever it recovers, printing
-/// "ack N" after each acknowledged write.
+/// "ack N" after each acknowledged write. Every 100 batches it closes and
+/// reopens the database, so kills also land while a clean close writes the
+/// index checkpoint and while an open starts from it.
 #[test]
 #[ignore = "run as a child process by crash_loop"]
 fn crash_child() {
     let Ok(dir) = std::env::var(CHILD_ENV) else {
         return;
     };
-    let db = Db::open(&dir, options()).unwrap();
+    let mut db = Db::open(&dir, options()).unwrap();
     let default = db.keyspace("default").unwrap();
     let other = db.create_keyspace("other").unwrap();
     let mut n = counter(&db, default).map_or(0, |c| c + 1);
@@ -89,6 +91,10 @@ fn crash_child() {
             .unwrap();
         println!("ack {n}");
         n += 1;
+        if n.is_multiple_of(100) {
+            drop(db);
+            db = Db::open(&dir, options()).unwrap();
+        }
     }
 }
 

@@ -1,25 +1,30 @@
-//! A database written by format version 1 opens under version 2: its data
-//! reads back, and new records go to a segment whose header says version 2.
+//! A database written by an older format version (1 or 2) opens under the
+//! current one: its data reads back, and new records go to a segment whose
+//! header names the current version.
 
 mod common;
 
 use std::path::Path;
 
 use alexdb_engine::WriteOptions;
+use alexdb_engine::format::index_checkpoint::INDEX_FILE;
+use alexdb_engine::format::segment_header::SEGMENT_VERSION;
 
-/// Rewrites the version of every segment header and of the manifest to 1,
-/// with their checksums, as format version 1 wrote them.
-fn downgrade_to_version_1(dir: &Path) {
+/// Rewrites the version of every segment header and of the manifest to
+/// `version`, with their checksums, and removes the index checkpoint
+/// (version 3 introduced it).
+fn downgrade_to(dir: &Path, version: u32) {
+    std::fs::remove_file(dir.join(INDEX_FILE)).unwrap();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let mut bytes = std::fs::read(&path).unwrap();
         if name.ends_with(".seg") {
-            bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+            bytes[8..12].copy_from_slice(&version.to_le_bytes());
             let crc = crc32c::crc32c(&bytes[..60]);
             bytes[60..64].copy_from_slice(&crc.to_le_bytes());
         } else if name == "MANIFEST" {
-            bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+            bytes[8..12].copy_from_slice(&version.to_le_bytes());
             let end = bytes.len() - 4;
             let crc = crc32c::crc32c(&bytes[..end]);
             bytes[end..].copy_from_slice(&crc.to_le_bytes());
@@ -47,7 +52,16 @@ fn segment_versions(dir: &Path) -> Vec<u32> {
 }
 
 #[test]
-fn a_version_1_database_opens_and_takes_new_writes_in_a_version_2_segment() {
+fn a_version_1_database_opens_and_takes_new_writes_in_a_current_segment() {
+    upgrade_from(1);
+}
+
+#[test]
+fn a_version_2_database_opens_and_takes_new_writes_in_a_current_segment() {
+    upgrade_from(2);
+}
+
+fn upgrade_from(version: u32) {
     let dir = tempfile::tempdir().unwrap();
     let w = WriteOptions::default();
     {
@@ -57,8 +71,8 @@ fn a_version_1_database_opens_and_takes_new_writes_in_a_version_2_segment() {
             db.put(ks, &i.to_be_bytes(), b"old", &w).unwrap();
         }
     }
-    downgrade_to_version_1(dir.path());
-    assert!(segment_versions(dir.path()).iter().all(|&v| v == 1));
+    downgrade_to(dir.path(), version);
+    assert!(segment_versions(dir.path()).iter().all(|&v| v == version));
     {
         let db = common::open(dir.path());
         let ks = db.keyspace("default").unwrap();
@@ -68,7 +82,7 @@ fn a_version_1_database_opens_and_takes_new_writes_in_a_version_2_segment() {
             .unwrap();
         db.merge(ks, b"m", b"x", &w).unwrap();
         db.put(ks, b"new", b"v", &w).unwrap();
-        assert_eq!(segment_versions(dir.path()).last(), Some(&2));
+        assert_eq!(segment_versions(dir.path()).last(), Some(&SEGMENT_VERSION));
     }
     let db = common::open(dir.path());
     let ks = db.keyspace("default").unwrap();

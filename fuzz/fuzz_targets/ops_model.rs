@@ -1,12 +1,13 @@
 //! Arbitrary sequences of rocksdb-API operations through `alexdb` (puts,
-//! deletes, range deletes, batches across column families, iterators both
+//! deletes, range deletes, merges with a concatenating operator, batches
+//! across column families, iterators both
 //! ways with bounds, snapshots, create/drop column family, close and
 //! reopen, compaction), checked against a `BTreeMap` model after every step.
 #![no_main]
 
 use std::collections::BTreeMap;
 
-use alexdb::{DB, Direction, IteratorMode, Options, ReadOptions, WriteBatch};
+use alexdb::{DB, Direction, IteratorMode, MergeOperands, Options, ReadOptions, WriteBatch};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
@@ -34,6 +35,24 @@ enum Write {
     Put(u8, Key, u8),
     Delete(u8, Key),
     DeleteRange(u8, Key, Key),
+    Merge(u8, Key, u8),
+}
+
+/// The merge operator of every family: appends the operands to the value.
+fn concat(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
+    let mut out = existing.unwrap_or_default().to_vec();
+    for op in operands {
+        out.extend_from_slice(op);
+    }
+    Some(out)
+}
+
+/// Options for the database and every family it creates.
+fn options() -> Options {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_merge_operator_associative("concat", concat);
+    opts
 }
 
 #[derive(Arbitrary, Debug)]
@@ -89,8 +108,7 @@ impl Harness {
     }
 
     fn open(&mut self) {
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
+        let opts = options();
         let names: Vec<&String> = self.model.keys().collect();
         self.db = Some(DB::open_cf(&opts, self.dir.path(), names).unwrap());
     }
@@ -120,6 +138,13 @@ impl Harness {
                 let name = cf_of(cf);
                 batch.delete_cf(self.db().cf_handle(&name).unwrap(), k.bytes());
                 model.get_mut(&name).unwrap().remove(&k.bytes());
+            }
+            Write::Merge(cf, k, v) => {
+                let name = cf_of(cf);
+                let operand = value(*v, *v);
+                batch.merge_cf(self.db().cf_handle(&name).unwrap(), k.bytes(), &operand);
+                let map = model.get_mut(&name).unwrap();
+                map.entry(k.bytes()).or_default().extend_from_slice(&operand);
             }
             Write::DeleteRange(cf, from, to) => {
                 let name = cf_of(cf);
@@ -176,8 +201,7 @@ impl Harness {
             Op::CreateCf(i) => {
                 let name = CF_NAMES[usize::from(*i) % CF_NAMES.len()];
                 if !self.model.contains_key(name) {
-                    let opts = Options::default();
-                    self.db.as_mut().unwrap().create_cf(name, &opts).unwrap();
+                    self.db.as_mut().unwrap().create_cf(name, &options()).unwrap();
                     self.model.insert(name.into(), BTreeMap::new());
                 }
             }

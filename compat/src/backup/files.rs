@@ -1,5 +1,6 @@
 //! File work for backups: naming shared segments, atomic writes, restore.
 
+use alexdb_engine::format::index_checkpoint::INDEX_FILE;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -88,7 +89,8 @@ pub(crate) fn numeric_entries(dir: &Path) -> Result<Vec<u32>, Error> {
 }
 
 /// Copies the backup's `files` from `backup_dir` into `db_dir`, after
-/// removing the database files already there (segments and manifest).
+/// removing the database files already there (segments, manifest and the
+/// index checkpoint, which describes the segments it replaces).
 pub(crate) fn restore(
     backup_dir: &Path,
     files: &[BackupFile],
@@ -97,7 +99,7 @@ pub(crate) fn restore(
 ) -> Result<(), Error> {
     fs::create_dir_all(db_dir).map_err(|e| io_error(db_dir, &e))?;
     for name in entry_names(db_dir)? {
-        if name == "MANIFEST" || name.ends_with(".seg") {
+        if name == "MANIFEST" || name == INDEX_FILE || name.ends_with(".seg") {
             let path = db_dir.join(name);
             fs::remove_file(&path).map_err(|e| io_error(&path, &e))?;
         }

@@ -24,6 +24,7 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::shared::Shared;
 
+pub(crate) use apply_ranges::apply_range_tombstones;
 pub(crate) use plan::{Plan, plan};
 pub(crate) use rewrite::{prune_relocations, rewrite};
 

@@ -4,6 +4,7 @@
 //! each other so the layout is written down once.
 
 pub mod frame;
+pub mod index_checkpoint;
 pub mod live_segments;
 pub mod manifest;
 pub mod record;

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossbeam_epoch::{self as epoch, Guard};
 
-use super::bulk_load::build_subtree;
+use super::bulk_load::{build_subtree, build_subtree_mapped};
 use super::data_node::DataNode;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef, free_tree};
@@ -70,6 +70,21 @@ impl AlexIndex {
         let guard = epoch::pin();
         let root = build_subtree(payloads, resolver, false, &guard);
         Self::with_root(Link::new(root), payloads.len())
+    }
+
+    /// An index of `n` entries given by position: `resolver` turns a
+    /// position `0..n` into its key (positions must be in key order, keys
+    /// unique) and `payload_of` into the payload stored for it. Builds from
+    /// keys held apart from the payloads' records (an index checkpoint).
+    pub fn bulk_load_positions<R: KeyResolver>(
+        n: usize,
+        resolver: &R,
+        payload_of: &dyn Fn(u64) -> u64,
+    ) -> Self {
+        let positions: Vec<u64> = (0..n as u64).collect();
+        let guard = epoch::pin();
+        let root = build_subtree_mapped(&positions, resolver, payload_of, &guard);
+        Self::with_root(Link::new(root), n)
     }
 
     /// Number of entries.

@@ -21,6 +21,7 @@
 //! - No page of a map that lies in a hole of a sparse file is ever read
 //!   (see [`crate::segment::file_scan`]).
 
+mod checkpointed;
 mod classify;
 mod files;
 mod tail;
@@ -40,6 +41,7 @@ use crate::location::Location;
 use crate::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
 use crate::segment::file_scan::scan_file;
+use crate::segment::scan::ScanOutcome;
 use crate::segment::{Segment, SegmentTable};
 
 /// What recovery rebuilt.
@@ -50,6 +52,10 @@ pub(crate) struct Recovered {
     pub keyspaces: Vec<Arc<Keyspace>>,
     pub last_seq: u64,
     pub next_segment_id: u32,
+    /// Records read from the segments.
+    pub records_read: u64,
+    /// The index checkpoint open started from.
+    pub checkpoint: Option<crate::index_save::CheckpointMark>,
 }
 
 /// One record found by the scan.
@@ -71,29 +77,15 @@ pub(crate) fn recover(
     segment_bytes: u64,
 ) -> Result<Recovered> {
     let opened = files::open_segments(fs, dir, manifest.live.as_ref(), segment_bytes)?;
+    if let Some(live) = &manifest.live
+        && let Some(recovered) = checkpointed::recover(fs, dir, manifest, live, &opened)?
+    {
+        files::remove_leftovers(fs, &opened.leftovers)?;
+        return Ok(recovered);
+    }
     let segments = opened.segments;
     // One pass over every segment: verify its frames and remember its records.
-    let mut scans = Vec::with_capacity(segments.len());
-    let mut records: Vec<Vec<(u32, Found<'_>)>> = Vec::with_capacity(segments.len());
-    for s in &segments {
-        let mut found = Vec::new();
-        scans.push(scan_file(s, |offset, r: RecordView<'_>| {
-            s.note_key(r.keyspace, r.key);
-            let loc = Location::new(s.id(), offset, r.kind == RecordKind::Delete);
-            found.push((
-                r.keyspace,
-                Found {
-                    order: model_order(r.key),
-                    key: r.key,
-                    seq: r.seq,
-                    loc,
-                    len: r.encoded_len as u32,
-                    range_end: (r.kind == RecordKind::RangeDelete).then_some(r.value),
-                },
-            ));
-        })?);
-        records.push(found);
-    }
+    let (scans, mut records) = scan_segments(&segments)?;
     let (live, last_log_unsealed) = match &manifest.live {
         Some(list) => classify::classify_listed(&segments, &scans, list)?,
         None => classify::classify_v1(fs, dir, &segments, &scans, &records)?,
@@ -130,7 +122,39 @@ pub(crate) fn recover(
         keyspaces,
         last_seq,
         next_segment_id: opened.max_id.map_or(1, |m| m + 1),
+        records_read: scans.iter().map(|s| s.records).sum(),
+        checkpoint: None,
     })
+}
+
+/// Each segment's walk, and its records with their keyspaces.
+type Scanned<'a> = (Vec<ScanOutcome>, Vec<Vec<(u32, Found<'a>)>>);
+
+/// Verifies every frame of each of `segments` and collects its records
+/// (noting each record's key in its segment's key span).
+fn scan_segments(segments: &[Arc<Segment>]) -> Result<Scanned<'_>> {
+    let mut scans = Vec::with_capacity(segments.len());
+    let mut records = Vec::with_capacity(segments.len());
+    for s in segments {
+        let mut found = Vec::new();
+        scans.push(scan_file(s, |offset, r: RecordView<'_>| {
+            s.note_key(r.keyspace, r.key);
+            let loc = Location::new(s.id(), offset, r.kind == RecordKind::Delete);
+            found.push((
+                r.keyspace,
+                Found {
+                    order: model_order(r.key),
+                    key: r.key,
+                    seq: r.seq,
+                    loc,
+                    len: r.encoded_len as u32,
+                    range_end: (r.kind == RecordKind::RangeDelete).then_some(r.value),
+                },
+            ));
+        })?);
+        records.push(found);
+    }
+    Ok((scans, records))
 }
 
 /// First 8 key bytes as a big-endian number: sorts like the key's prefix.

@@ -3,7 +3,7 @@
 //! without reading it.
 
 /// A key with its keyspace, ordered by keyspace first.
-type SpanKey = (u32, Vec<u8>);
+pub type SpanKey = (u32, Vec<u8>);
 
 /// Bounds on the keys of a segment's records.
 #[derive(Debug, Default)]
@@ -26,6 +26,11 @@ impl KeySpan {
                 }
             }
         }
+    }
+
+    /// The smallest and largest key noted, if any.
+    pub fn bounds(&self) -> Option<&(SpanKey, SpanKey)> {
+        self.bounds.as_ref()
     }
 
     /// Whether a record of `keyspace` with a key in `[start, end)` may be

@@ -239,6 +239,12 @@ impl Segment {
         self.min_seq.fetch_min(seq, Ordering::Relaxed);
     }
 
+    /// The smallest and largest `(keyspace, key)` of its records, if any.
+    pub fn key_bounds(&self) -> Option<(key_span::SpanKey, key_span::SpanKey)> {
+        let span = self.key_span.lock().unwrap_or_else(PoisonError::into_inner);
+        span.bounds().cloned()
+    }
+
     /// Whether a record of `keyspace` with a key in `[start, end)` may be
     /// in the segment.
     pub fn may_hold_keys(&self, keyspace: u32, start: &[u8], end: &[u8]) -> bool {

@@ -79,8 +79,15 @@ pub fn segment_files(dir: &Path) -> Vec<std::path::PathBuf> {
     v
 }
 
-/// Asserts that opening `dir` fails with a corruption error naming `file`.
+/// Asserts that opening `dir` fails with a corruption error naming `file`
+/// when the open reads every segment: the index checkpoint, if any, is
+/// removed first (with it, open skips the segments it covers, and damage
+/// there is reported by reads and `Db::verify`; see `index_checkpoint.rs`).
 pub fn assert_corruption_in(dir: &Path, options: Options, file: &Path) -> u64 {
+    let index = dir.join(alexdb_engine::format::index_checkpoint::INDEX_FILE);
+    if let Err(e) = std::fs::remove_file(index) {
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    }
     match Db::open(dir, options) {
         Err(alexdb_engine::Error::Corruption {
             file: named,

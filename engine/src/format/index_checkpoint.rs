@@ -1,0 +1,504 @@
+//! The `INDEX` file: a checkpoint of every keyspace's index, so that open
+//! reads O(index) instead of every byte of every segment (see `FORMAT.md`,
+//! "Index checkpoint"). It is derived data: a missing, damaged or
+//! mismatched checkpoint only makes open fall back to the full scan.
+//!
+//! ```text
+//! header (48 bytes)
+//!   0   8  magic "ALXDBIDX"
+//!   8   4  format version (3)
+//!  12   4  number s of segment entries
+//!  16   8  cut sequence number: every record after the cut has a higher one
+//!  24   4  cut segment id: the log segment that was active at the cut
+//!  28   4  number k of keyspace sections
+//!  32   8  cut offset: that segment's records below it are reflected
+//!  40   8  zero
+//! s segment entries (60 bytes + keys, padded to 8)
+//!   0   4  segment id          4  1 kind   5  3 zero
+//!   8   8  header seq floor   16  8 written end   24  8 dead bytes
+//!  32   8  smallest record sequence number (u64::MAX: none)
+//!  40   4  tail check: CRC-32C of the 64 bytes before the written end
+//!  44   4  low keyspace (u32::MAX: no key span)   48  4 low key length a
+//!  52   4  high keyspace                           56  4 high key length b
+//!  60   a+b  low key, high key
+//! k keyspace sections
+//!   0   4  keyspace id         4  4 number r of range tombstones
+//!   8   8  number n of entries 16  8 key bytes K
+//!  24   r range tombstones: start length (4), end length (4), seq (8),
+//!       applied (1), 7 zero, start, end, padded to 8
+//!       n locations (8 each), n key ends (8 each, cumulative), K key bytes
+//!       padded to 8
+//! end−4  4  CRC-32C of all preceding bytes
+//! ```
+
+use super::{align8, read_u32, read_u64};
+
+/// Name of the checkpoint file in the database directory.
+pub const INDEX_FILE: &str = "INDEX";
+/// Name the checkpoint is written under before it is renamed into place.
+pub const INDEX_TMP_FILE: &str = "INDEX.tmp";
+
+const MAGIC: &[u8; 8] = b"ALXDBIDX";
+const VERSION: u32 = 3;
+const HEADER_BYTES: usize = 48;
+const SEGMENT_FIXED_BYTES: usize = 60;
+const KEYSPACE_FIXED_BYTES: usize = 24;
+const TOMBSTONE_FIXED_BYTES: usize = 24;
+const NO_SPAN: u32 = u32::MAX;
+
+/// Where the checkpoint was cut: records of `segment` below `offset`, and
+/// every record of every segment it lists, are reflected in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The last sequence number written before the cut.
+    pub seq: u64,
+    /// The log segment that was active.
+    pub segment: u32,
+    /// Its written end at the cut.
+    pub offset: u64,
+}
+
+/// A key with its keyspace (the bounds of a segment's key span).
+pub type SpanKey = (u32, Vec<u8>);
+
+/// What the checkpoint knows of one segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentInfo {
+    /// Segment id.
+    pub id: u32,
+    /// Segment kind byte (as in the segment header).
+    pub kind: u8,
+    /// The header's sequence floor (a check that it is the same file).
+    pub seq_floor: u64,
+    /// End of its data.
+    pub written: u64,
+    /// Bytes of records no reader can reach.
+    pub dead_bytes: u64,
+    /// Smallest record sequence number (`u64::MAX`: none).
+    pub min_seq: u64,
+    /// CRC-32C of the (up to) 64 bytes before the written end: ties the
+    /// entry to the file's content, not only to its name.
+    pub tail_check: u32,
+    /// Smallest and largest `(keyspace, key)` it holds.
+    pub span: Option<(SpanKey, SpanKey)>,
+}
+
+/// The bytes [`SegmentInfo::tail_check`] covers: up to 64 before `written`,
+/// never the header.
+pub fn tail_checked(bytes: &[u8], written: u64) -> Option<&[u8]> {
+    let end = usize::try_from(written)
+        .ok()
+        .filter(|&e| e <= bytes.len())?;
+    Some(&bytes[end.saturating_sub(64).max(64.min(end))..end])
+}
+
+/// A range tombstone as the checkpoint holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TombstoneInfo {
+    /// First key deleted.
+    pub start: Vec<u8>,
+    /// First key kept.
+    pub end: Vec<u8>,
+    /// Its sequence number.
+    pub seq: u64,
+    /// Whether compaction had applied it.
+    pub applied: bool,
+}
+
+/// One keyspace's section, borrowed from the file's bytes.
+#[derive(Clone, Debug)]
+pub struct KeyspaceSection<'a> {
+    /// Keyspace id.
+    pub id: u32,
+    /// Its range tombstones.
+    pub tombstones: Vec<TombstoneInfo>,
+    locations: &'a [u8],
+    key_ends: &'a [u8],
+    keys: &'a [u8],
+}
+
+impl KeyspaceSection<'_> {
+    /// Number of index entries.
+    pub fn len(&self) -> usize {
+        self.locations.len() / 8
+    }
+
+    /// Whether the keyspace has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.locations.is_empty()
+    }
+
+    /// Location payload of entry `i`.
+    pub fn location(&self, i: usize) -> u64 {
+        read_u64(self.locations, i * 8)
+    }
+
+    /// Key of entry `i`.
+    pub fn key(&self, i: usize) -> &[u8] {
+        let start = match i {
+            0 => 0,
+            _ => read_u64(self.key_ends, (i - 1) * 8) as usize,
+        };
+        &self.keys[start..read_u64(self.key_ends, i * 8) as usize]
+    }
+}
+
+/// A decoded checkpoint.
+#[derive(Debug)]
+pub struct IndexCheckpoint<'a> {
+    /// Where it was cut.
+    pub cut: Cut,
+    /// The segments that were live at the cut.
+    pub segments: Vec<SegmentInfo>,
+    /// Every keyspace's index.
+    pub keyspaces: Vec<KeyspaceSection<'a>>,
+}
+
+/// Writes a checkpoint in order: header, segments, then each keyspace's
+/// tombstones, locations and keys. The caller streams the parts out with
+/// [`Encoder::take`] so that a large index never sits in memory twice.
+#[derive(Default)]
+pub struct Encoder {
+    buf: Vec<u8>,
+    /// Bytes encoded so far, taken or not (padding is to the file offset).
+    len: usize,
+    crc: u32,
+}
+
+impl Encoder {
+    /// Starts a checkpoint with its header and segment entries.
+    pub fn new(cut: Cut, segments: &[SegmentInfo], keyspaces: u32) -> Self {
+        let mut e = Encoder::default();
+        e.put(MAGIC);
+        e.u32(VERSION);
+        e.u32(segments.len() as u32);
+        e.u64(cut.seq);
+        e.u32(cut.segment);
+        e.u32(keyspaces);
+        e.u64(cut.offset);
+        e.u64(0);
+        for s in segments {
+            e.segment(s);
+        }
+        e
+    }
+
+    fn segment(&mut self, s: &SegmentInfo) {
+        self.u32(s.id);
+        self.put(&[s.kind, 0, 0, 0]);
+        self.u64(s.seq_floor);
+        self.u64(s.written);
+        self.u64(s.dead_bytes);
+        self.u64(s.min_seq);
+        self.u32(s.tail_check);
+        let empty = ((NO_SPAN, Vec::new()), (NO_SPAN, Vec::new()));
+        let (lo, hi) = s.span.as_ref().unwrap_or(&empty);
+        self.u32(lo.0);
+        self.u32(lo.1.len() as u32);
+        self.u32(hi.0);
+        self.u32(hi.1.len() as u32);
+        self.put(&lo.1);
+        self.put(&hi.1);
+        self.pad();
+    }
+
+    /// Starts a keyspace section; `keys` is the total length of its keys.
+    pub fn keyspace(&mut self, id: u32, entries: u64, keys: u64, tombstones: &[TombstoneInfo]) {
+        self.u32(id);
+        self.u32(tombstones.len() as u32);
+        self.u64(entries);
+        self.u64(keys);
+        for t in tombstones {
+            self.u32(t.start.len() as u32);
+            self.u32(t.end.len() as u32);
+            self.u64(t.seq);
+            self.put(&[u8::from(t.applied), 0, 0, 0, 0, 0, 0, 0]);
+            self.put(&t.start);
+            self.put(&t.end);
+            self.pad();
+        }
+    }
+
+    /// Appends a little-endian `u64` (locations and key ends).
+    pub fn u64(&mut self, v: u64) {
+        self.put(&v.to_le_bytes());
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.put(&v.to_le_bytes());
+    }
+
+    /// Appends raw bytes (keys).
+    pub fn put(&mut self, bytes: &[u8]) {
+        self.crc = crc32c::crc32c_append(self.crc, bytes);
+        self.buf.extend_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    /// Pads with zeros to a multiple of 8 (after a keyspace's keys).
+    pub fn pad(&mut self) {
+        let n = align8(self.len) - self.len;
+        self.put(&[0u8; 8][..n]);
+    }
+
+    /// Bytes buffered so far.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Takes the bytes buffered so far (they are part of the checksum).
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+
+    /// Appends the checksum and takes the last bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        let crc = self.crc;
+        self.buf.extend_from_slice(&crc.to_le_bytes());
+        self.buf
+    }
+}
+
+/// Decodes a whole checkpoint file. Fails with a reason on anything that is
+/// not a complete, undamaged checkpoint of this format version.
+pub fn decode(bytes: &[u8]) -> Result<IndexCheckpoint<'_>, String> {
+    let body_len = bytes
+        .len()
+        .checked_sub(4)
+        .ok_or("file too short for a checkpoint")?;
+    let (body, crc) = bytes.split_at(body_len);
+    if crc32c::crc32c(body) != read_u32(crc, 0) {
+        return Err("checksum mismatch".into());
+    }
+    let mut r = Reader { bytes: body, at: 0 };
+    if r.take(8)? != MAGIC {
+        return Err("not an index checkpoint".into());
+    }
+    if r.u32()? != VERSION {
+        return Err("written by another format version".into());
+    }
+    let segment_count = r.u32()?;
+    let seq = r.u64()?;
+    let segment = r.u32()?;
+    let keyspace_count = r.u32()?;
+    let offset = r.u64()?;
+    r.u64()?;
+    debug_assert_eq!(r.at, HEADER_BYTES);
+    let cut = Cut {
+        seq,
+        segment,
+        offset,
+    };
+    let segments = (0..segment_count)
+        .map(|_| r.segment())
+        .collect::<Result<_, _>>()?;
+    let keyspaces = (0..keyspace_count)
+        .map(|_| r.keyspace())
+        .collect::<Result<_, _>>()?;
+    if r.at != body.len() {
+        return Err("bytes after the last keyspace section".into());
+    }
+    Ok(IndexCheckpoint {
+        cut,
+        segments,
+        keyspaces,
+    })
+}
+
+/// A bounds-checked cursor over the checkpoint's bytes.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| format!("truncated at byte {}", self.at))?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(read_u32(self.take(4)?, 0))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(read_u64(self.take(8)?, 0))
+    }
+
+    fn len(&mut self, count: u64, each: usize) -> Result<usize, String> {
+        usize::try_from(count)
+            .ok()
+            .and_then(|c| c.checked_mul(each))
+            .ok_or_else(|| format!("impossible count at byte {}", self.at))
+    }
+
+    fn pad(&mut self) -> Result<(), String> {
+        let n = align8(self.at) - self.at;
+        self.take(n).map(|_| ())
+    }
+
+    fn segment(&mut self) -> Result<SegmentInfo, String> {
+        let start = self.at;
+        let id = self.u32()?;
+        let kind = self.take(4)?[0];
+        let seq_floor = self.u64()?;
+        let written = self.u64()?;
+        let dead_bytes = self.u64()?;
+        let min_seq = self.u64()?;
+        let tail_check = self.u32()?;
+        let lo_ks = self.u32()?;
+        let lo_len = self.u32()? as usize;
+        let hi_ks = self.u32()?;
+        let hi_len = self.u32()? as usize;
+        debug_assert_eq!(self.at - start, SEGMENT_FIXED_BYTES);
+        let lo = self.take(lo_len)?.to_vec();
+        let hi = self.take(hi_len)?.to_vec();
+        self.pad()?;
+        let span = (lo_ks != NO_SPAN).then_some(((lo_ks, lo), (hi_ks, hi)));
+        Ok(SegmentInfo {
+            id,
+            kind,
+            seq_floor,
+            written,
+            dead_bytes,
+            min_seq,
+            tail_check,
+            span,
+        })
+    }
+
+    fn tombstone(&mut self) -> Result<TombstoneInfo, String> {
+        let start = self.at;
+        let start_len = self.u32()? as usize;
+        let end_len = self.u32()? as usize;
+        let seq = self.u64()?;
+        let applied = self.take(8)?[0] != 0;
+        debug_assert_eq!(self.at - start, TOMBSTONE_FIXED_BYTES);
+        let start = self.take(start_len)?.to_vec();
+        let end = self.take(end_len)?.to_vec();
+        self.pad()?;
+        Ok(TombstoneInfo {
+            start,
+            end,
+            seq,
+            applied,
+        })
+    }
+
+    fn keyspace(&mut self) -> Result<KeyspaceSection<'a>, String> {
+        let start = self.at;
+        let id = self.u32()?;
+        let tombstone_count = self.u32()?;
+        let entries = self.u64()?;
+        let key_bytes = self.u64()?;
+        debug_assert_eq!(self.at - start, KEYSPACE_FIXED_BYTES);
+        let tombstones = (0..tombstone_count)
+            .map(|_| self.tombstone())
+            .collect::<Result<_, _>>()?;
+        let table = self.len(entries, 8)?;
+        let locations = self.take(table)?;
+        let key_ends = self.take(table)?;
+        let key_len = self.len(key_bytes, 1)?;
+        let keys = self.take(key_len)?;
+        self.pad()?;
+        let section = KeyspaceSection {
+            id,
+            tombstones,
+            locations,
+            key_ends,
+            keys,
+        };
+        check_key_ends(&section)?;
+        Ok(section)
+    }
+}
+
+/// Key ends must rise and stay within the key bytes, so that
+/// [`KeyspaceSection::key`] never slices out of bounds.
+fn check_key_ends(s: &KeyspaceSection<'_>) -> Result<(), String> {
+    let mut prev = 0u64;
+    for i in 0..s.len() {
+        let end = read_u64(s.key_ends, i * 8);
+        if end < prev || end > s.keys.len() as u64 {
+            return Err(format!("keyspace {}: key end {i} out of order", s.id));
+        }
+        prev = end;
+    }
+    match prev == s.keys.len() as u64 {
+        true => Ok(()),
+        false => Err(format!("keyspace {}: key bytes left over", s.id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let cut = Cut {
+            seq: 41,
+            segment: 3,
+            offset: 4096,
+        };
+        let segments = vec![SegmentInfo {
+            id: 3,
+            kind: 1,
+            seq_floor: 1,
+            written: 4096,
+            dead_bytes: 80,
+            min_seq: 1,
+            tail_check: 7,
+            span: Some(((0, b"a".to_vec()), (0, b"cc".to_vec()))),
+        }];
+        let mut e = Encoder::new(cut, &segments, 1);
+        let tombstones = vec![TombstoneInfo {
+            start: b"b".to_vec(),
+            end: b"bb".to_vec(),
+            seq: 7,
+            applied: false,
+        }];
+        e.keyspace(0, 2, 3, &tombstones);
+        e.u64(100);
+        e.u64(200);
+        e.u64(1);
+        e.u64(3);
+        let mut out = e.take();
+        e.put(b"acc");
+        e.pad();
+        out.extend(e.take());
+        out.extend(e.finish());
+        out
+    }
+
+    #[test]
+    fn a_checkpoint_round_trips() {
+        let bytes = sample();
+        let c = decode(&bytes).unwrap();
+        assert_eq!(c.cut.seq, 41);
+        assert_eq!(c.cut.offset, 4096);
+        assert_eq!(c.segments[0].dead_bytes, 80);
+        assert_eq!(c.segments[0].span.as_ref().unwrap().1.1, b"cc");
+        let ks = &c.keyspaces[0];
+        assert_eq!(ks.len(), 2);
+        assert_eq!((ks.key(0), ks.location(0)), (&b"a"[..], 100));
+        assert_eq!((ks.key(1), ks.location(1)), (&b"cc"[..], 200));
+        assert_eq!(ks.tombstones[0].end, b"bb");
+    }
+
+    #[test]
+    fn every_damaged_byte_and_every_truncation_is_refused() {
+        let bytes = sample();
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x10;
+            assert!(decode(&bad).is_err(), "flip at {i}");
+            assert!(decode(&bytes[..i]).is_err(), "cut at {i}");
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Writing the index checkpoint (`INDEX`, see `format/index_checkpoint.rs`)
+//! at a clean close, so that the next open reads the index instead of every
+//! record. Written to `INDEX.tmp` and renamed into place: a process crash
+//! leaves the old checkpoint or the new one, never half of one. Neither is
+//! synced: after a power loss the new one may be damaged, which its
+//! checksum reveals, and open then ignores it.
+
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+use crate::error::{Error, Result};
+use crate::format::index_checkpoint::{
+    Cut, Encoder, INDEX_FILE, INDEX_TMP_FILE, SegmentInfo, TombstoneInfo, tail_checked,
+};
+use crate::index::{KeyResolver, ScanDirection};
+use crate::io::{FileHandle, OpenMode};
+use crate::keyspace::Keyspace;
+use crate::location::Location;
+use crate::read::TableResolver;
+use crate::segment::{Segment, SegmentTable};
+use crate::shared::Shared;
+
+/// Entries collected per pass over the index.
+const COLLECT_CHUNK: usize = 64 << 10;
+/// Encoded bytes buffered before they are written out.
+const WRITE_CHUNK: usize = 4 << 20;
+
+/// Open reads fewer records than this without writing a checkpoint
+/// afterwards (see [`save_after_open`]).
+const OPEN_READS_WORTH_A_CHECKPOINT: u64 = 1 << 16;
+
+/// A database with less data than this gets a new checkpoint at every
+/// clean close (it costs little); a larger one only once a sixteenth of its
+/// data was written after the checkpoint on disk (see [`still_fresh`]).
+const ALWAYS_SAVE_BELOW_BYTES: u64 = 64 << 20;
+/// The share of the data, written after the checkpoint's cut, that makes a
+/// new checkpoint worth writing: 1 / this.
+const STALE_SHARE: u64 = 16;
+
+/// What a checkpoint was cut at: equal marks mean nothing changed since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CheckpointMark {
+    cut: Cut,
+    segments: Vec<u32>,
+}
+
+impl CheckpointMark {
+    /// The mark of a checkpoint with this cut over these segments.
+    pub(crate) fn new(cut: Cut, segments: Vec<u32>) -> Self {
+        CheckpointMark { cut, segments }
+    }
+}
+
+/// After an open that had to read many records (no usable checkpoint, or
+/// much written since it, as after a crash), writes a checkpoint at once,
+/// before any writer runs: a crash before the next clean close then does
+/// not make the next open read them all again. A failure only leaves the
+/// older checkpoint (or none) in place.
+pub(crate) fn save_after_open(shared: &Shared) {
+    let read = shared.counters.records_read_at_open.load(Ordering::Relaxed);
+    if read >= OPEN_READS_WORTH_A_CHECKPOINT {
+        let _ = save(shared);
+    }
+}
+
+/// Whether the checkpoint `saved` is fresh enough to keep: the next open
+/// reads what was written after its cut, and writing a new one costs a walk
+/// of every index; on a large database it is rewritten only once that tail
+/// is a sixteenth of the data, so the cost is amortized over the writes.
+fn still_fresh(saved: &CheckpointMark, table: &SegmentTable) -> bool {
+    let total: u64 = table.iter().map(|s| s.data_bytes()).sum();
+    let since: u64 = table
+        .iter()
+        .map(|s| match s.id() == saved.cut.segment {
+            true => s.written().saturating_sub(saved.cut.offset),
+            false if saved.segments.contains(&s.id()) => 0,
+            false => s.data_bytes(),
+        })
+        .sum();
+    total >= ALWAYS_SAVE_BELOW_BYTES && since * STALE_SHARE < total
+}
+
+/// Writes the checkpoint of the whole database, unless the one on disk is
+/// current or still fresh (see [`still_fresh`]). Holds the writer lock, so
+/// the cut is exact (it runs at open before any writer, and at close when
+/// no writer is left).
+pub(crate) fn save(shared: &Shared) -> Result<()> {
+    let w = shared.lock_writer();
+    shared.check_poison()?;
+    let cut = Cut {
+        seq: w.next_seq - 1,
+        segment: w.active.id(),
+        offset: w.active.written(),
+    };
+    let table = shared.segments.load_full();
+    let mark = CheckpointMark::new(cut, table.iter().map(|s| s.id()).collect());
+    let mut saved = shared
+        .checkpoint_mark
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if saved
+        .as_ref()
+        .is_some_and(|m| *m == mark || still_fresh(m, &table))
+    {
+        return Ok(());
+    }
+    let infos: Vec<SegmentInfo> = table.iter().map(|s| segment_info(s)).collect();
+    let keyspaces = shared.keyspaces.load_full();
+    let dir = &shared.dir;
+    let tmp = dir.join(INDEX_TMP_FILE);
+    remove_if_present(shared, &tmp)?;
+    let file = shared
+        .fs
+        .open(&tmp, OpenMode::CreateNew)
+        .map_err(|e| Error::io(&tmp, e))?;
+    let mut out = Output { file, at: 0 };
+    let mut enc = Encoder::new(cut, &infos, keyspaces.iter().count() as u32);
+    for ks in keyspaces.iter() {
+        write_keyspace(ks, &table, &mut enc, &mut out)?;
+    }
+    out.write(&enc.finish())?;
+    drop(out);
+    // Not synced: a power loss that leaves it damaged only makes the next
+    // open ignore it (its checksum covers every byte).
+    let path = dir.join(INDEX_FILE);
+    shared
+        .fs
+        .rename(&tmp, &path)
+        .map_err(|e| Error::io(&path, e))?;
+    *saved = Some(mark);
+    drop(w);
+    Ok(())
+}
+
+/// What the checkpoint records of one segment.
+fn segment_info(s: &Segment) -> SegmentInfo {
+    let header = s.header();
+    SegmentInfo {
+        id: s.id(),
+        kind: header.kind as u8,
+        seq_floor: header.seq_floor,
+        written: s.written(),
+        dead_bytes: s.dead_bytes(),
+        min_seq: s.min_seq(),
+        tail_check: tail_checked(s.bytes(), s.written()).map_or(0, crc32c::crc32c),
+        span: s.key_bounds(),
+    }
+}
+
+/// Encodes one keyspace's section and streams it out.
+fn write_keyspace(
+    ks: &Keyspace,
+    table: &SegmentTable,
+    enc: &mut Encoder,
+    out: &mut Output,
+) -> Result<()> {
+    let (locations, key_ends, keys) = collect(ks, table)?;
+    let tombstones: Vec<TombstoneInfo> = ks
+        .range_tombstones()
+        .iter()
+        .map(|t| TombstoneInfo {
+            start: t.start.clone(),
+            end: t.end.clone(),
+            seq: t.seq,
+            applied: t.is_applied(),
+        })
+        .collect();
+    enc.keyspace(
+        ks.id().0,
+        locations.len() as u64,
+        keys.len() as u64,
+        &tombstones,
+    );
+    for v in locations.iter().chain(&key_ends) {
+        enc.u64(*v);
+        if enc.buffered() >= WRITE_CHUNK {
+            out.write(&enc.take())?;
+        }
+    }
+    out.write(&enc.take())?;
+    for part in keys.chunks(WRITE_CHUNK) {
+        enc.put(part);
+        out.write(&enc.take())?;
+    }
+    enc.pad();
+    Ok(())
+}
+
+type Collected = (Vec<u64>, Vec<u64>, Vec<u8>);
+
+/// Every index entry of `ks` in key order: locations, cumulative key ends
+/// and the keys themselves.
+fn collect(ks: &Keyspace, table: &SegmentTable) -> Result<Collected> {
+    let locations = collect_locations(ks, table)?;
+    let (key_ends, keys) = fetch_keys(&locations, table)?;
+    Ok((locations, key_ends, keys))
+}
+
+/// The index's payloads in key order.
+fn collect_locations(ks: &Keyspace, table: &SegmentTable) -> Result<Vec<u64>> {
+    let resolver = TableResolver::new(table);
+    let mut locations = Vec::with_capacity(ks.index.len());
+    let mut chunk = Vec::with_capacity(COLLECT_CHUNK);
+    loop {
+        chunk.clear();
+        let from = match locations.last() {
+            Some(&last) => Bound::Excluded(resolver.key(last)),
+            None => Bound::Unbounded,
+        };
+        let guard = crossbeam_epoch::pin();
+        ks.index.collect(
+            from,
+            ScanDirection::Forward,
+            COLLECT_CHUNK,
+            &resolver,
+            &guard,
+            &mut chunk,
+        );
+        locations.extend_from_slice(&chunk);
+        if resolver.missed() {
+            return Err(missing(table, chunk.last().copied().unwrap_or(0)));
+        }
+        if chunk.len() < COLLECT_CHUNK {
+            return Ok(locations);
+        }
+    }
+}
+
+/// The keys of the records at `locations`, concatenated in the same order,
+/// with their cumulative ends. The records are visited in log order (two
+/// sequential passes: lengths, then bytes), not in key order, where every
+/// visit would be a random read of the map.
+fn fetch_keys(locations: &[u64], table: &SegmentTable) -> Result<(Vec<u64>, Vec<u8>)> {
+    // (place in the log, entry): a location without its delete flag sorts
+    // by segment, then offset.
+    let mut by_place: Vec<(u64, u32)> = locations
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p & !Location::new(0, 0, true).0, i as u32))
+        .collect();
+    by_place.sort_unstable();
+    let key_of = |i: u32| -> Result<&[u8]> {
+        let loc = Location(locations[i as usize]);
+        let segment = table
+            .get(loc.segment())
+            .ok_or_else(|| missing(table, loc.0))?;
+        Ok(segment.record_at(loc.offset(), false)?.key)
+    };
+    let mut lens = vec![0u64; locations.len()];
+    for &(_, i) in &by_place {
+        lens[i as usize] = key_of(i)?.len() as u64;
+    }
+    let mut key_ends = lens;
+    let mut total = 0;
+    for end in key_ends.iter_mut() {
+        total += *end;
+        *end = total;
+    }
+    let mut keys = vec![0u8; total as usize];
+    for &(_, i) in &by_place {
+        let end = key_ends[i as usize] as usize;
+        let key = key_of(i)?;
+        keys[end - key.len()..end].copy_from_slice(key);
+    }
+    Ok((key_ends, keys))
+}
+
+/// The error for an index entry that points at no record.
+fn missing(table: &SegmentTable, payload: u64) -> Error {
+    let at = Location(payload);
+    let file = table
+        .get(at.segment())
+        .map_or_else(Default::default, |s| s.path().to_path_buf());
+    Error::corruption(file, at.offset(), "an index entry points at no record")
+}
+
+fn remove_if_present(shared: &Shared, path: &Path) -> Result<()> {
+    match shared.fs.remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// The file being written, appended to in order.
+struct Output {
+    file: Arc<dyn FileHandle>,
+    at: u64,
+}
+
+impl Output {
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_all_at(bytes, self.at)
+            .map_err(|e| Error::io(self.file.path(), e))?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+}
