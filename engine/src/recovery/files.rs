@@ -15,7 +15,9 @@
 //! written is removed.
 //!
 //! Leftovers are removed only once recovery has succeeded: an open that
-//! fails changes nothing in the directory.
+//! fails changes nothing in the directory. A read-only open
+//! ([`Mode::ReadOnly`]) never removes them and does not judge unlisted
+//! files at all: they may be a primary's rotation or compaction in progress.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,22 @@ use crate::format::live_segments::LiveSegments;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode};
 use crate::segment::{self, Segment};
+
+use super::Mode;
+
+/// The reason given when a listed segment file is missing.
+const LISTED_MISSING: &str = "segment file listed in the MANIFEST is missing";
+
+/// Whether `err` says a segment file listed in the MANIFEST was not found:
+/// beside a running primary, its compaction may have removed it after the
+/// MANIFEST was read, so a read-only open reads the MANIFEST again.
+pub(crate) fn is_vanished_segment(err: &Error) -> bool {
+    match err {
+        Error::Corruption { reason, .. } => reason == LISTED_MISSING,
+        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
 
 /// The segments recovery goes on with.
 pub(super) struct Opened {
@@ -45,6 +63,7 @@ pub(super) fn open_segments(
     dir: &Path,
     live: Option<&LiveSegments>,
     segment_bytes: u64,
+    mode: Mode,
 ) -> Result<Opened> {
     let names = fs.list_dir(dir).map_err(|e| Error::io(dir, e))?;
     let present: BTreeSet<u32> = names
@@ -61,12 +80,14 @@ pub(super) fn open_segments(
                 return Err(Error::corruption(
                     dir.join(segment::file_name(*missing)),
                     0,
-                    "segment file listed in the MANIFEST is missing",
+                    LISTED_MISSING,
                 ));
             }
             let newest_listed = listed.last().copied().unwrap_or(0);
             for &id in present.difference(listed) {
-                leftovers.push(check_leftover(fs, dir, id, id > newest_listed)?);
+                if mode == Mode::Primary {
+                    leftovers.push(check_leftover(fs, dir, id, id > newest_listed)?);
+                }
             }
             for &id in listed {
                 let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
