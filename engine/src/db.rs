@@ -130,6 +130,25 @@ impl Db {
         self.shared().read_only
     }
 
+    /// Whether the newest log segment holds writes made after the end that
+    /// the last open or clean close recorded in the MANIFEST: true while a
+    /// primary has the database open and has written, or after its process
+    /// crashed, until a primary opens it again. (A version-1 database
+    /// records no end: then any data in its newest log segment counts.)
+    pub fn has_unsettled_log(&self) -> bool {
+        let shared = self.shared();
+        let w = shared.lock_writer();
+        let active = &w.active;
+        if active.kind() != SegmentKind::Log {
+            return false;
+        }
+        let mark = w.manifest.live.as_ref().and_then(|l| l.watermark);
+        match mark {
+            Some(m) if m.segment == active.id() => active.written() > m.offset,
+            _ => active.data_bytes() > 0,
+        }
+    }
+
     /// Brings a read-only handle to what the primary has written since it
     /// opened or last caught up: recovers the directory afresh (read-only)
     /// and swaps the new state in at once, so a reader sees either the old
@@ -242,9 +261,7 @@ impl Db {
         manifest.keyspaces.retain(|(id, _)| *id != ks.id().0);
         durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
-        shared
-            .keyspaces
-            .store(Arc::new(keyspaces.without(ks.id())));
+        shared.keyspaces.store(Arc::new(keyspaces.without(ks.id())));
         drop(w);
         account_dropped(&shared, &ks);
         shared.request_compaction();
@@ -570,10 +587,13 @@ fn build_shared(
     let active = match r.active {
         Some(a) => a,
         // Never appended to: every write is refused first.
-        None if read_only => segments.last().cloned().ok_or_else(|| Error::NotADatabase {
-            path: dir.clone(),
-            reason: "it holds no segment yet (its primary is still creating it)".into(),
-        })?,
+        None if read_only => segments
+            .last()
+            .cloned()
+            .ok_or_else(|| Error::NotADatabase {
+                path: dir.clone(),
+                reason: "it holds no segment yet (its primary is still creating it)".into(),
+            })?,
         None => {
             let header = SegmentHeader {
                 kind: SegmentKind::Log,

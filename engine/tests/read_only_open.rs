@@ -11,8 +11,13 @@ use common::{dir_image, quiet_options, scan_all, segment_files};
 fn fill(db: &Db, ks: KeyspaceId, from: u32, to: u32, tag: &str) {
     for i in from..to {
         let key = format!("key{i:05}");
-        db.put(ks, key.as_bytes(), format!("{tag}{i}").as_bytes(), &WriteOptions::default())
-            .unwrap();
+        db.put(
+            ks,
+            key.as_bytes(),
+            format!("{tag}{i}").as_bytes(),
+            &WriteOptions::default(),
+        )
+        .unwrap();
     }
 }
 
@@ -30,19 +35,32 @@ fn opens_beside_a_primary_and_reads_what_it_wrote() {
     let ks = primary.keyspace("default").unwrap();
     let other = primary.create_keyspace("other").unwrap();
     fill(&primary, ks, 0, 2000, "v");
-    primary.put(other, b"o", b"x", &WriteOptions::default()).unwrap();
-    primary.delete(ks, b"key00007", &WriteOptions::default()).unwrap();
+    primary
+        .put(other, b"o", b"x", &WriteOptions::default())
+        .unwrap();
+    primary
+        .delete(ks, b"key00007", &WriteOptions::default())
+        .unwrap();
 
     let reader = Db::open_read_only(dir.path(), quiet_options()).unwrap();
     assert!(reader.is_read_only());
     assert_eq!(scan_all(&reader, ks), scan_all(&primary, ks));
-    assert_eq!(reader.get_copied(other, b"o").unwrap().as_deref(), Some(&b"x"[..]));
+    assert_eq!(
+        reader.get_copied(other, b"o").unwrap().as_deref(),
+        Some(&b"x"[..])
+    );
     assert_eq!(reader.get_copied(ks, b"key00007").unwrap(), None);
-    assert_eq!(reader.latest_sequence_number(), primary.latest_sequence_number());
+    assert_eq!(
+        reader.latest_sequence_number(),
+        primary.latest_sequence_number()
+    );
     assert_eq!(reader.keyspace_names(), primary.keyspace_names());
     reader.verify().unwrap();
     // The primary's lock is untouched: a second primary is still refused.
-    assert!(matches!(Db::open(dir.path(), quiet_options()), Err(Error::Locked(_))));
+    assert!(matches!(
+        Db::open(dir.path(), quiet_options()),
+        Err(Error::Locked(_))
+    ));
 }
 
 #[test]
@@ -84,7 +102,10 @@ fn every_write_is_refused() {
 fn a_missing_database_is_not_created() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("absent");
-    assert!(matches!(Db::open_read_only(&path, Options::default()), Err(Error::NotFound(_))));
+    assert!(matches!(
+        Db::open_read_only(&path, Options::default()),
+        Err(Error::NotFound(_))
+    ));
     assert!(!path.exists());
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
@@ -121,12 +142,22 @@ fn catch_up_follows_a_compaction_and_old_snapshots_keep_their_view() {
         old_files.iter().any(|f| !now.contains(f)),
         "the compaction removed none of the segments the reader opened"
     );
-    assert_eq!(scan_all(&reader, ks), before, "no catch-up yet: nothing changes");
+    assert_eq!(
+        scan_all(&reader, ks),
+        before,
+        "no catch-up yet: nothing changes"
+    );
     reader.catch_up().unwrap();
     assert_eq!(scan_all(&reader, ks), scan_all(&primary, ks));
-    assert_eq!(reader.get_copied(ks, b"key00003").unwrap().as_deref(), Some(&b"new3"[..]));
+    assert_eq!(
+        reader.get_copied(ks, b"key00003").unwrap().as_deref(),
+        Some(&b"new3"[..])
+    );
     // The snapshot still reads the segments the compaction removed.
-    assert_eq!(snapshot.get(ks, b"key00003").unwrap().as_deref(), Some(&b"old3"[..]));
+    assert_eq!(
+        snapshot.get(ks, b"key00003").unwrap().as_deref(),
+        Some(&b"old3"[..])
+    );
     let mut old = Vec::new();
     for (k, _) in &before {
         old.push((k.clone(), snapshot.get(ks, k).unwrap().unwrap().to_vec()));
@@ -149,7 +180,10 @@ fn a_crashed_directory_is_left_exactly_as_found() {
     let end = image.iter().rposition(|&b| b != 0).unwrap() + 1;
     let at = end.next_multiple_of(8) as u64;
     use std::os::unix::fs::FileExt;
-    let f = std::fs::OpenOptions::new().write(true).open(&active).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&active)
+        .unwrap();
     f.write_all_at(&[0x2a; 24], at).unwrap();
     std::fs::write(dir.path().join("0000999999.seg"), b"leftover").unwrap();
     let before = dir_image(dir.path());
@@ -158,7 +192,11 @@ fn a_crashed_directory_is_left_exactly_as_found() {
     assert_eq!(scan_all(&reader, ks).len(), 500);
     reader.catch_up().unwrap();
     drop(reader);
-    assert_eq!(dir_image(dir.path()), before, "a read-only open changed the directory");
+    assert_eq!(
+        dir_image(dir.path()),
+        before,
+        "a read-only open changed the directory"
+    );
 }
 
 #[test]

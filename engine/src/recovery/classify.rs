@@ -78,7 +78,8 @@ pub(super) fn classify_v1(
         !gone
     });
     let unsealed = check_all(segments, scans, &keep, mode, |_| TailRule::ValidFrameAfter)?;
-    let changed = keep.iter().any(|&i| segments[i].kind() == SegmentKind::Log) || !replaced.is_empty();
+    let changed =
+        keep.iter().any(|&i| segments[i].kind() == SegmentKind::Log) || !replaced.is_empty();
     if changed && primary {
         fs.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
     }

@@ -1,0 +1,170 @@
+//! A read-only handle follows a primary that keeps writing in another
+//! process: after every `catch_up` it sees a consistent prefix of the
+//! primary's batches (each batch all or nothing, the counter never going
+//! back), while the primary rotates segments and compacts them away under
+//! it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WriteBatch, WriteOptions};
+
+const CHILD_ENV: &str = "ALEXDB_FOLLOWER_PRIMARY_DIR";
+/// Keys every batch rewrites with its counter.
+const KEYS: u64 = 16;
+
+fn options() -> Options {
+    Options {
+        segment_bytes: 32 << 10,
+        compaction_dead_ratio: 0.3,
+        ..Options::default()
+    }
+}
+
+/// Batch `n` sets the counter and all [`KEYS`] keys to `n`, and deletes
+/// the key of batch `n - 1`'s tail marker.
+fn batch(ks: KeyspaceId, n: u64) -> WriteBatch {
+    let mut b = WriteBatch::new();
+    b.put(ks, b"counter", &n.to_be_bytes());
+    for i in 0..KEYS {
+        let mut value = n.to_be_bytes().to_vec();
+        value.resize(8 + ((n + i) % 200) as usize, i as u8);
+        b.put(ks, format!("key{i:03}").as_bytes(), &value);
+    }
+    b.delete(ks, format!("marker{}", n.wrapping_sub(1)).as_bytes());
+    b.put(ks, format!("marker{n}").as_bytes(), b"");
+    b
+}
+
+/// The primary: writes batches forever, printing "ack N" after each.
+#[test]
+#[ignore = "run as a child process by follows_a_primary_in_another_process"]
+fn primary_child() {
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let db = Db::open(&dir, options()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    for n in 0.. {
+        db.write(&batch(ks, n), &WriteOptions::default()).unwrap();
+        println!("ack {n}");
+    }
+}
+
+fn spawn_primary(dir: &std::path::Path) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "primary_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Checks that `db` holds exactly the state after batches `0..=n` for
+/// some `n`, and returns that `n` (`None` before the first batch).
+fn consistent_prefix(db: &Db) -> Option<u64> {
+    let ks = db.keyspace("default").unwrap();
+    let snapshot = db.snapshot();
+    let counter = snapshot
+        .get(ks, b"counter")
+        .unwrap()
+        .map(|v| u64::from_be_bytes(v[..8].try_into().unwrap()));
+    let mut cursor = snapshot.cursor(ks, KeyRange::default()).unwrap();
+    cursor.seek_to_first();
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = cursor
+        .map(|r| {
+            let (k, v) = r.unwrap();
+            (k.into_vec(), v.into_vec())
+        })
+        .collect();
+    let Some(n) = counter else {
+        assert!(entries.is_empty(), "keys without a counter: {entries:?}");
+        return None;
+    };
+    let mut expected: Vec<(Vec<u8>, Vec<u8>)> = batch_state(n);
+    expected.sort();
+    assert_eq!(entries.len(), expected.len(), "at counter {n}");
+    for ((k, v), (ek, ev)) in entries.iter().zip(&expected) {
+        assert_eq!(k, ek, "at counter {n}");
+        assert_eq!(v, ev, "key {} at counter {n}", String::from_utf8_lossy(k));
+    }
+    Some(n)
+}
+
+/// Every (key, value) after batches `0..=n`.
+fn batch_state(n: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = vec![(b"counter".to_vec(), n.to_be_bytes().to_vec())];
+    for i in 0..KEYS {
+        let mut value = n.to_be_bytes().to_vec();
+        value.resize(8 + ((n + i) % 200) as usize, i as u8);
+        out.push((format!("key{i:03}").into_bytes(), value));
+    }
+    out.push((format!("marker{n}").into_bytes(), Vec::new()));
+    out
+}
+
+fn segment_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "seg"))
+        .collect()
+}
+
+fn open_reader(dir: &std::path::Path) -> Db {
+    let started = Instant::now();
+    loop {
+        match Db::open_read_only(dir, options()) {
+            Ok(db) => return db,
+            Err(e) if started.elapsed() > Duration::from_secs(20) => panic!("reader: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+#[test]
+fn follows_a_primary_in_another_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn_primary(dir.path());
+    let mut acks = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Wait for the primary to have written something.
+    assert!(acks.next().is_some_and(|l| l.is_ok()));
+    let reader = open_reader(dir.path());
+    let first_files = segment_files(dir.path());
+    let mut last = consistent_prefix(&reader);
+    let mut advanced = 0;
+    let started = Instant::now();
+    let catch_ups = 300;
+    for _ in 0..catch_ups {
+        reader.catch_up().unwrap();
+        let now = consistent_prefix(&reader);
+        assert!(now >= last, "went back from {last:?} to {now:?}");
+        advanced += usize::from(now > last);
+        last = now;
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let written = acks.map_while(Result::ok).count();
+    eprintln!(
+        "{catch_ups} catch-ups in {:?}: reached batch {last:?}, advanced {advanced} times; \
+         the primary acknowledged {written}+ batches",
+        started.elapsed()
+    );
+    assert!(advanced > catch_ups / 4, "the reader rarely saw progress");
+    let now = segment_files(dir.path());
+    assert!(
+        first_files.iter().any(|f| !now.contains(f)),
+        "the primary never compacted away a segment the reader had opened"
+    );
+    let reader_after = open_reader(dir.path());
+    assert!(consistent_prefix(&reader_after) >= last);
+}
