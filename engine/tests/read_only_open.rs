@@ -21,6 +21,15 @@ fn fill(db: &Db, ks: KeyspaceId, from: u32, to: u32, tag: &str) {
     }
 }
 
+/// A database with keys `0..n` written and cleanly closed.
+fn closed_database(n: u32) -> (tempfile::TempDir, KeyspaceId) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), quiet_options()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    fill(&db, ks, 0, n, "v");
+    (dir, ks)
+}
+
 fn assert_read_only<T: std::fmt::Debug>(result: alexdb_engine::Result<T>) {
     match result {
         Err(Error::ReadOnly(_)) => {}
@@ -65,11 +74,7 @@ fn opens_beside_a_primary_and_reads_what_it_wrote() {
 
 #[test]
 fn a_primary_opens_while_a_reader_is_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), quiet_options()).unwrap();
-    let ks = db.keyspace("default").unwrap();
-    fill(&db, ks, 0, 100, "v");
-    drop(db);
+    let (dir, ks) = closed_database(100);
     let reader = Db::open_read_only(dir.path(), quiet_options()).unwrap();
     let primary = Db::open(dir.path(), quiet_options()).unwrap();
     fill(&primary, ks, 100, 200, "v");
@@ -167,11 +172,7 @@ fn catch_up_follows_a_compaction_and_old_snapshots_keep_their_view() {
 
 #[test]
 fn a_crashed_directory_is_left_exactly_as_found() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), quiet_options()).unwrap();
-    let ks = db.keyspace("default").unwrap();
-    fill(&db, ks, 0, 500, "v");
-    drop(db);
+    let (dir, ks) = closed_database(500);
     common::forget_clean_close(dir.path());
     // A torn frame at the end of the active segment, and a leftover
     // compaction output nobody listed.
@@ -201,11 +202,7 @@ fn a_crashed_directory_is_left_exactly_as_found() {
 
 #[test]
 fn a_damaged_sealed_segment_is_corruption_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), quiet_options()).unwrap();
-    let ks = db.keyspace("default").unwrap();
-    fill(&db, ks, 0, 2000, "v");
-    drop(db);
+    let (dir, ks) = closed_database(2000);
     let sealed = segment_files(dir.path()).remove(0);
     let mut bytes = std::fs::read(&sealed).unwrap();
     bytes[200] ^= 0x55;
