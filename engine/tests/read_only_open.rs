@@ -202,7 +202,7 @@ fn a_crashed_directory_is_left_exactly_as_found() {
 
 #[test]
 fn a_damaged_sealed_segment_is_corruption_naming_it() {
-    let (dir, ks) = closed_database(2000);
+    let (dir, _) = closed_database(2000);
     let sealed = segment_files(dir.path()).remove(0);
     let mut bytes = std::fs::read(&sealed).unwrap();
     bytes[200] ^= 0x55;
