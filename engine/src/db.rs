@@ -13,6 +13,7 @@ use crate::compaction::{self, Compactor};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::file_hold::FileHold;
+use crate::follower::{self, Followed};
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
@@ -150,12 +151,15 @@ impl Db {
     }
 
     /// Brings a read-only handle to what the primary has written since it
-    /// opened or last caught up: recovers the directory afresh (read-only)
-    /// and swaps the new state in at once, so a reader sees either the old
-    /// prefix or the new one. Snapshots and cursors taken before keep
-    /// reading the state they were taken on. The sequence number never goes
-    /// back while the primary only appends. Fails with
-    /// [`Error::InvalidArgument`] on a handle that is not read-only.
+    /// opened or last caught up. If the primary has only appended, the new
+    /// frames are applied in place, batch by batch, as the writer did
+    /// (`follower.rs`); otherwise (a compaction, a keyspace change) the
+    /// directory is recovered afresh (read-only) and the new state swapped
+    /// in at once. Either way a reader sees a prefix of whole batches, and
+    /// snapshots and cursors taken before keep the view they were taken
+    /// with. The sequence number never goes back while the primary only
+    /// appends. Fails with [`Error::InvalidArgument`] on a handle that is
+    /// not read-only.
     pub fn catch_up(&self) -> Result<()> {
         let _one = self.catch_up.lock().unwrap_or_else(|e| e.into_inner());
         let current = self.shared.load_full();
@@ -163,6 +167,9 @@ impl Db {
             return Err(Error::InvalidArgument(
                 "only a read-only handle catches up with the primary".into(),
             ));
+        }
+        if follower::catch_up_in_place(&current)? == Followed::InPlace {
+            return Ok(());
         }
         let fresh = open_read_only_state(&self.dir, self.options.clone())?;
         self.shared.store(Arc::new(fresh));

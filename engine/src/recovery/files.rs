@@ -90,8 +90,7 @@ pub(super) fn open_segments(
                 }
             }
             for &id in listed {
-                let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
-                segments.push(map_segment(fs, header, file, segment_bytes)?);
+                segments.push(open_listed(fs, dir, id, segment_bytes)?);
             }
         }
         None => {
@@ -115,6 +114,18 @@ pub(super) fn open_segments(
         max_id,
         leftovers,
     })
+}
+
+/// Opens and maps segment `id`, which the MANIFEST lists; a bad header is
+/// corruption.
+pub(crate) fn open_listed(
+    fs: &Arc<dyn FileSystem>,
+    dir: &Path,
+    id: u32,
+    segment_bytes: u64,
+) -> Result<Arc<Segment>> {
+    let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
+    map_segment(fs, header, file, segment_bytes)
 }
 
 /// A segment header that failed to decode.

@@ -26,7 +26,7 @@
 //!   last complete valid frame (the primary may be writing the next one).
 
 mod classify;
-mod files;
+pub(crate) mod files;
 pub(crate) mod read_only;
 mod tail;
 
