@@ -251,9 +251,11 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     }
 
     /// On a secondary instance ([`Self::open_as_secondary`]): moves it to
-    /// what the primary has written since it opened or last caught up. The
-    /// new state replaces the old one at once, so every read sees a prefix
-    /// of the primary's batches, each whole; snapshots and iterators made
+    /// what the primary has written since it opened or last caught up:
+    /// the batches appended since are applied in place, each whole; after a
+    /// compaction or a column family change the database is recovered
+    /// afresh and the new state replaces the old one at once. Every read
+    /// sees a prefix of the primary's batches; snapshots and iterators made
     /// before keep their view. Beside a primary that is compacting, it
     /// retries when a segment it was about to open was removed, and fails
     /// with the `IO error` or `Corruption` of its last attempt otherwise.
