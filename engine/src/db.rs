@@ -158,8 +158,10 @@ impl Db {
     /// in at once. Either way a reader sees a prefix of whole batches, and
     /// snapshots and cursors taken before keep the view they were taken
     /// with. The sequence number never goes back while the primary only
-    /// appends. Fails with [`Error::InvalidArgument`] on a handle that is
-    /// not read-only.
+    /// appends. A catch-up that fails (damage, a segment that keeps
+    /// vanishing) leaves the handle usable on a prefix: the whole batches
+    /// before the failure may have been applied. Fails with
+    /// [`Error::InvalidArgument`] on a handle that is not read-only.
     pub fn catch_up(&self) -> Result<()> {
         let _one = self.catch_up.lock().unwrap_or_else(|e| e.into_inner());
         let current = self.shared.load_full();
