@@ -247,3 +247,17 @@ fn damage_in_a_segment_read_at_catch_up_is_corruption_naming_it() {
         assert_eq!(v, format!("v{i}").as_bytes());
     }
 }
+
+#[test]
+fn a_version_1_directory_is_read_and_left_as_found() {
+    let (dir, ks) = closed_database(1500);
+    common::downgrade_manifest(dir.path());
+    let before = dir_image(dir.path());
+    let reader = Db::open_read_only(dir.path(), quiet_options()).unwrap();
+    assert_eq!(scan_all(&reader, ks).len(), 1500);
+    // A version-1 MANIFEST has no list to follow in place: a full recovery.
+    reader.catch_up().unwrap();
+    assert_eq!(scan_all(&reader, ks).len(), 1500);
+    drop(reader);
+    assert_eq!(dir_image(dir.path()), before);
+}
