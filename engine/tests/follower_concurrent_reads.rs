@@ -10,18 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use alexdb_engine::{Db, Options, WriteOptions};
-use common::counter_batches::{batch, consistent_prefix};
+use alexdb_engine::{Db, WriteOptions};
+use common::counter_batches::{batch, consistent_prefix, options};
 
 const BATCHES: u64 = 1500;
-
-fn options() -> Options {
-    Options {
-        segment_bytes: 32 << 10,
-        compaction_dead_ratio: 0.3,
-        ..Options::default()
-    }
-}
 
 #[test]
 fn readers_see_whole_batches_while_catch_up_applies_them() {

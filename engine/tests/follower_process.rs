@@ -10,19 +10,11 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use alexdb_engine::{Db, Options, WriteOptions};
-use common::counter_batches::{batch, consistent_prefix};
+use alexdb_engine::{Db, WriteOptions};
+use common::counter_batches::{batch, consistent_prefix, options};
 use common::segment_files;
 
 const CHILD_ENV: &str = "ALEXDB_FOLLOWER_PRIMARY_DIR";
-
-fn options() -> Options {
-    Options {
-        segment_bytes: 32 << 10,
-        compaction_dead_ratio: 0.3,
-        ..Options::default()
-    }
-}
 
 /// The primary: writes batches forever after the last one it recovers,
 /// printing "ack N" after each.

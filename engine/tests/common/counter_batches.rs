@@ -3,7 +3,17 @@
 //! prefix of whole batches exactly when it equals [`batch_state`] of its
 //! counter.
 
-use alexdb_engine::{Db, KeyRange, KeyspaceId, WriteBatch};
+use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WriteBatch};
+
+/// Options for a primary that rotates and compacts often under a reader:
+/// 32 KiB segments, compaction at 30% dead bytes.
+pub fn options() -> Options {
+    Options {
+        segment_bytes: 32 << 10,
+        compaction_dead_ratio: 0.3,
+        ..Options::default()
+    }
+}
 
 /// Keys every batch rewrites with its counter.
 pub const KEYS: u64 = 16;
