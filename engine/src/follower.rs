@@ -28,6 +28,7 @@ use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::keyspace::{self, KeyspaceId};
 use crate::location::Location;
 use crate::log_writer;
+use crate::recovery::Mode;
 use crate::recovery::files::{is_vanished_segment, open_listed};
 use crate::segment::Segment;
 use crate::segment::file_scan::frames_after_in_file;
@@ -64,7 +65,8 @@ pub(crate) fn catch_up_in_place(shared: &Shared) -> Result<Followed> {
     }
     let mut chain = vec![active];
     for &id in new_ids.difference(&old_ids) {
-        match open_listed(&shared.fs, &shared.dir, id, shared.options.segment_bytes) {
+        let bytes = shared.options.segment_bytes;
+        match open_listed(&shared.fs, &shared.dir, id, bytes, Mode::ReadOnly) {
             Ok(s) if s.kind() == SegmentKind::Log => chain.push(s),
             Ok(_) => return Ok(Followed::NeedsRecovery),
             Err(e) if is_vanished_segment(&e) => return Ok(Followed::NeedsRecovery),

@@ -90,12 +90,12 @@ pub(super) fn open_segments(
                 }
             }
             for &id in listed {
-                segments.push(open_listed(fs, dir, id, segment_bytes)?);
+                segments.push(open_listed(fs, dir, id, segment_bytes, mode)?);
             }
         }
         None => {
             for &id in &present {
-                match read_header(fs, dir, id)? {
+                match read_header(fs, dir, id, mode)? {
                     Ok((header, file)) => {
                         segments.push(map_segment(fs, header, file, segment_bytes)?)
                     }
@@ -123,8 +123,9 @@ pub(crate) fn open_listed(
     dir: &Path,
     id: u32,
     segment_bytes: u64,
+    mode: Mode,
 ) -> Result<Arc<Segment>> {
-    let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
+    let (header, file) = read_header(fs, dir, id, mode)?.map_err(|c| c.into_error())?;
     map_segment(fs, header, file, segment_bytes)
 }
 
@@ -144,17 +145,21 @@ impl BadHeader {
 
 type Header = (SegmentHeader, Arc<dyn FileHandle>);
 
-/// Opens segment `id` and decodes its header. I/O errors are errors; a bad
-/// header is returned for the caller to judge.
+/// Opens segment `id` (for reading only in [`Mode::ReadOnly`]) and decodes
+/// its header. I/O errors are errors; a bad header is returned for the
+/// caller to judge.
 fn read_header(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     id: u32,
+    mode: Mode,
 ) -> Result<std::result::Result<Header, BadHeader>> {
     let path = dir.join(segment::file_name(id));
-    let file = fs
-        .open(&path, OpenMode::Existing)
-        .map_err(|e| Error::io(&path, e))?;
+    let open_mode = match mode {
+        Mode::Primary => OpenMode::Existing,
+        Mode::ReadOnly => OpenMode::ReadOnly,
+    };
+    let file = fs.open(&path, open_mode).map_err(|e| Error::io(&path, e))?;
     let mut head = [0u8; SEGMENT_HEADER_BYTES];
     let short = file.read_exact_at(&mut head, 0).is_err();
     let decoded = match short {
@@ -202,7 +207,7 @@ fn map_segment(
 fn check_leftover(fs: &Arc<dyn FileSystem>, dir: &Path, id: u32, newest: bool) -> Result<PathBuf> {
     let path = dir.join(segment::file_name(id));
     if newest
-        && let Ok((header, file)) = read_header(fs, dir, id)?
+        && let Ok((header, file)) = read_header(fs, dir, id, Mode::Primary)?
         && header.kind == SegmentKind::Log
     {
         let mut first = [0u8; FRAME_HEADER_BYTES];
