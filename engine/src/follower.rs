@@ -243,4 +243,48 @@ mod tests {
             Followed::NeedsRecovery
         );
     }
+
+    #[test]
+    fn range_deletes_and_merges_are_followed_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let primary = Db::open(dir.path(), options()).unwrap();
+        let ks = primary.keyspace("default").unwrap();
+        let none = WriteOptions::default();
+        for i in 0..50u32 {
+            let key = format!("key{i:02}");
+            primary.put(ks, key.as_bytes(), b"v", &none).unwrap();
+        }
+        let reader = Db::open_read_only(dir.path(), options()).unwrap();
+        let before = reader.snapshot();
+        let mut batch = crate::WriteBatch::new();
+        batch.delete_range(ks, b"key10", b"key20");
+        batch.put(ks, b"key15", b"back");
+        batch.merge(ks, b"key30", b"+1");
+        primary.write(&batch, &none).unwrap();
+        assert_eq!(
+            catch_up_in_place(&reader.shared()).unwrap(),
+            Followed::InPlace
+        );
+        for i in 0..50u32 {
+            let key = format!("key{i:02}");
+            // A merge without a merge function reads as an error on both.
+            assert_eq!(
+                format!("{:?}", reader.get_copied(ks, key.as_bytes())),
+                format!("{:?}", primary.get_copied(ks, key.as_bytes())),
+                "{key}"
+            );
+            assert_eq!(
+                before.get(ks, key.as_bytes()).unwrap().as_deref(),
+                Some(&b"v"[..])
+            );
+        }
+        assert_eq!(
+            reader.live_keys(ks).unwrap(),
+            primary.live_keys(ks).unwrap()
+        );
+        assert_eq!(
+            reader.latest_sequence_number(),
+            primary.latest_sequence_number()
+        );
+    }
 }
