@@ -101,6 +101,17 @@ fn database() -> (tempfile::TempDir, PathBuf) {
     (dir, second)
 }
 
+/// A watched file system that hides `file` from the first `listings`
+/// directory listings.
+fn hiding(file: &Path, listings: usize) -> Arc<Watched> {
+    let fs = Watched {
+        hidden: Some(file.file_name().unwrap().to_string_lossy().into_owned()),
+        ..Watched::default()
+    };
+    fs.seen().hide_for = listings;
+    Arc::new(fs)
+}
+
 fn reader_options(fs: &Arc<Watched>) -> Options {
     Options {
         file_system: fs.clone(),
@@ -125,12 +136,7 @@ fn a_reader_opens_nothing_for_writing_and_changes_nothing() {
 #[test]
 fn a_listed_segment_missing_for_a_while_is_waited_for() {
     let (dir, second) = database();
-    let name = second.file_name().unwrap().to_string_lossy().into_owned();
-    let fs = Arc::new(Watched {
-        hidden: Some(name),
-        ..Watched::default()
-    });
-    fs.seen().hide_for = 4;
+    let fs = hiding(&second, 4);
     let reader = Db::open_read_only(dir.path(), reader_options(&fs)).unwrap();
     let ks = reader.keyspace("default").unwrap();
     assert_eq!(scan_all(&reader, ks).len(), 3000);
@@ -140,12 +146,7 @@ fn a_listed_segment_missing_for_a_while_is_waited_for() {
 #[test]
 fn a_listed_segment_missing_for_good_is_reported_by_name() {
     let (dir, second) = database();
-    let name = second.file_name().unwrap().to_string_lossy().into_owned();
-    let fs = Arc::new(Watched {
-        hidden: Some(name),
-        ..Watched::default()
-    });
-    fs.seen().hide_for = usize::MAX;
+    let fs = hiding(&second, usize::MAX);
     match Db::open_read_only(dir.path(), reader_options(&fs)) {
         Err(Error::Corruption { file, .. }) => assert_eq!(file, second),
         other => panic!(
