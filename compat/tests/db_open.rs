@@ -159,15 +159,6 @@ fn read_only_handles_read_and_refuse_writes() {
 }
 
 #[test]
-fn secondary_instances_are_reported_as_not_implemented() {
-    let (dir, path) = fresh();
-    drop(DB::open_default(&path).unwrap());
-    let secondary = dir.path().join("secondary");
-    let err = DB::open_as_secondary(&Options::default(), &path, &secondary).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::NotSupported);
-}
-
-#[test]
 fn open_with_ttl_keeps_every_entry() {
     let (_dir, path) = fresh();
     let mut opts = Options::default();

@@ -13,6 +13,7 @@ use crate::compaction::{self, Compactor};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::file_hold::FileHold;
+use crate::follower::{self, Followed};
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
@@ -43,17 +44,29 @@ pub const LOCK_FILE: &str = "LOCK";
 /// An open database. `Send + Sync`: share it between threads with `Arc`.
 ///
 /// Reads never take a lock or wait for a writer; writes are serialized.
+///
+/// A handle opened with [`Db::open_read_only`] takes no lock, changes
+/// nothing in the directory and refuses every write with
+/// [`Error::ReadOnly`]; [`Db::catch_up`] moves it to what the primary has
+/// written since (see `FORMAT.md`, "Readers without the lock").
 #[derive(Debug)]
 pub struct Db {
-    shared: Arc<Shared>,
+    /// The open state. A primary never replaces it; a read-only handle's
+    /// [`Db::catch_up`] swaps in a newer one, while snapshots and cursors
+    /// keep the one they were created on (and its mapped segments).
+    shared: ArcSwap<Shared>,
+    /// The directory and options (the same in every state).
+    dir: PathBuf,
+    options: Options,
     compactor: Option<Compactor>,
+    /// Serializes [`Db::catch_up`] calls.
+    catch_up: Mutex<()>,
 }
 
 impl Db {
-    /// The shared state, for unit tests that drive internals step by step.
-    #[cfg(test)]
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.shared
+    /// The current shared state.
+    pub(crate) fn shared(&self) -> arc_swap::Guard<Arc<Shared>> {
+        self.shared.load()
     }
 
     /// Opens (or, with `create_if_missing`, creates) the database at `path`.
@@ -70,9 +83,14 @@ impl Db {
             keyspace::write_manifest(&options.file_system, &dir, &manifest)?;
         }
         let manifest = keyspace::read_manifest(&options.file_system, &dir)?;
-        let recovered =
-            recovery::recover(&options.file_system, &dir, &manifest, options.segment_bytes)?;
-        let shared = Arc::new(build_shared(dir, options, lock, manifest, recovered)?);
+        let recovered = recovery::recover(
+            &options.file_system,
+            &dir,
+            &manifest,
+            options.segment_bytes,
+            recovery::Mode::Primary,
+        )?;
+        let shared = Arc::new(build_shared(dir, options, Some(lock), manifest, recovered)?);
         retire_older_format_segment(&shared)?;
         // An open from the index checkpoint loads range deletes unapplied
         // (those written after its cut, and any it held so): apply them now,
@@ -84,12 +102,92 @@ impl Db {
             .options
             .background_compaction
             .then(|| Compactor::start(&shared));
-        Ok(Db { shared, compactor })
+        Ok(Db {
+            dir: shared.dir.clone(),
+            options: shared.options.clone(),
+            shared: ArcSwap::new(shared),
+            compactor,
+            catch_up: Mutex::new(()),
+        })
+    }
+
+    /// Opens the existing database at `path` for reading only, beside a
+    /// primary that may have it open (in this or another process).
+    ///
+    /// It takes no lock and changes nothing in the directory: no leftover
+    /// is removed, no torn tail zeroed, nothing compacted, no MANIFEST or
+    /// segment written. It sees what the primary had written when it
+    /// opened: every batch in a complete frame, up to the last complete
+    /// valid frame of the newest log segment (a batch is all or nothing).
+    /// Every write fails with [`Error::ReadOnly`]. `create_if_missing`,
+    /// `error_if_exists` and `background_compaction` are ignored; a missing
+    /// database is [`Error::NotFound`].
+    pub fn open_read_only(path: impl AsRef<Path>, options: Options) -> Result<Db> {
+        let shared = open_read_only_state(path.as_ref(), options)?;
+        Ok(Db {
+            dir: shared.dir.clone(),
+            options: shared.options.clone(),
+            shared: ArcSwap::from_pointee(shared),
+            compactor: None,
+            catch_up: Mutex::new(()),
+        })
+    }
+
+    /// Whether the handle was opened with [`Db::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.shared().read_only
+    }
+
+    /// Whether the newest log segment holds writes made after the end that
+    /// the last open or clean close recorded in the MANIFEST: true while a
+    /// primary has the database open and has written, or after its process
+    /// crashed, until a primary opens it again. (A version-1 database
+    /// records no end: then any data in its newest log segment counts.)
+    pub fn has_unsettled_log(&self) -> bool {
+        let shared = self.shared();
+        let w = shared.lock_writer();
+        let active = &w.active;
+        if active.kind() != SegmentKind::Log {
+            return false;
+        }
+        let mark = w.manifest.live.as_ref().and_then(|l| l.watermark);
+        match mark {
+            Some(m) if m.segment == active.id() => active.written() > m.offset,
+            _ => active.data_bytes() > 0,
+        }
+    }
+
+    /// Brings a read-only handle to what the primary has written since it
+    /// opened or last caught up. If the primary has only appended, the new
+    /// frames are applied in place, batch by batch, as the writer did
+    /// (`follower.rs`); otherwise (a compaction, a keyspace change) the
+    /// directory is recovered afresh (read-only) and the new state swapped
+    /// in at once. Either way a reader sees a prefix of whole batches, and
+    /// snapshots and cursors taken before keep the view they were taken
+    /// with. The sequence number never goes back while the primary only
+    /// appends. A catch-up that fails (damage, a segment that keeps
+    /// vanishing) leaves the handle usable on a prefix: the whole batches
+    /// before the failure may have been applied. Fails with
+    /// [`Error::InvalidArgument`] on a handle that is not read-only.
+    pub fn catch_up(&self) -> Result<()> {
+        let _one = self.catch_up.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self.shared.load_full();
+        if !current.read_only {
+            return Err(Error::InvalidArgument(
+                "only a read-only handle catches up with the primary".into(),
+            ));
+        }
+        if follower::catch_up_in_place(&current)? == Followed::InPlace {
+            return Ok(());
+        }
+        let fresh = open_read_only_state(&self.dir, self.options.clone())?;
+        self.shared.store(Arc::new(fresh));
+        Ok(())
     }
 
     /// The database directory.
     pub fn path(&self) -> &Path {
-        &self.shared.dir
+        &self.dir
     }
 
     /// Writes an openable, consistent copy of the database into `dir`,
@@ -97,35 +195,35 @@ impl Db {
     /// segment's written prefix is copied (see `checkpoint.rs`). Returns the
     /// files of the copy.
     pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<Vec<CheckpointFile>> {
-        checkpoint::create(&self.shared, dir.as_ref())
+        checkpoint::create(&self.shared(), dir.as_ref())
     }
 
     /// The batches written after sequence number `after`, oldest first, as
     /// the log holds them (see `log_reader.rs`); fails with
     /// [`Error::HistoryGone`] if compaction removed some of them.
     pub fn batches_since(&self, after: u64) -> Result<BatchLog> {
-        log_reader::batches_since(&self.shared, after)
+        log_reader::batches_since(&self.shared(), after)
     }
 
     /// Keeps every segment file that exists now from being removed until
     /// the returned hold is dropped (see `file_hold.rs`).
     pub fn hold_files(&self) -> FileHold {
-        FileHold::new(self.shared.segments.load_full())
+        FileHold::new(self.shared().segments.load_full())
     }
 
     /// The options the database was opened with.
     pub fn options(&self) -> &Options {
-        &self.shared.options
+        &self.options
     }
 
     /// The id of the keyspace named `name`.
     pub fn keyspace(&self, name: &str) -> Option<KeyspaceId> {
-        self.shared.keyspaces.load().by_name(name).map(|k| k.id())
+        self.shared().keyspaces.load().by_name(name).map(|k| k.id())
     }
 
     /// The names of all keyspaces, `"default"` first.
     pub fn keyspace_names(&self) -> Vec<String> {
-        self.shared
+        self.shared()
             .keyspaces
             .load()
             .iter()
@@ -136,16 +234,17 @@ impl Db {
     /// Creates a keyspace (or returns the existing one of that name).
     pub fn create_keyspace(&self, name: &str) -> Result<KeyspaceId> {
         validate_name(name)?;
-        let mut w = self.shared.lock_writer();
-        self.shared.check_poison()?;
-        if let Some(ks) = self.shared.keyspaces.load().by_name(name) {
+        let shared = self.shared();
+        let mut w = shared.lock_writer();
+        shared.check_poison()?;
+        if let Some(ks) = shared.keyspaces.load().by_name(name) {
             return Ok(ks.id());
         }
         let mut manifest = w.manifest.clone();
         let id = manifest.next_keyspace_id;
         manifest.next_keyspace_id += 1;
         manifest.keyspaces.push((id, name.to_string()));
-        durable::write_manifest_after_log(&self.shared, &w, &manifest)?;
+        durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
         let ks = Arc::new(Keyspace::new(
             KeyspaceId(id),
@@ -153,8 +252,8 @@ impl Db {
             AlexIndex::new(),
             0,
         ));
-        let table = self.shared.keyspaces.load().with(ks);
-        self.shared.keyspaces.store(Arc::new(table));
+        let table = shared.keyspaces.load().with(ks);
+        shared.keyspaces.store(Arc::new(table));
         Ok(KeyspaceId(id))
     }
 
@@ -166,23 +265,22 @@ impl Db {
                 "the default keyspace cannot be dropped".into(),
             ));
         }
-        let mut w = self.shared.lock_writer();
-        self.shared.check_poison()?;
-        let keyspaces = self.shared.keyspaces.load_full();
+        let shared = self.shared();
+        let mut w = shared.lock_writer();
+        shared.check_poison()?;
+        let keyspaces = shared.keyspaces.load_full();
         let ks = keyspaces
             .by_name(name)
             .cloned()
             .ok_or_else(|| Error::InvalidArgument(format!("keyspace {name:?} does not exist")))?;
         let mut manifest = w.manifest.clone();
         manifest.keyspaces.retain(|(id, _)| *id != ks.id().0);
-        durable::write_manifest_after_log(&self.shared, &w, &manifest)?;
+        durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
-        self.shared
-            .keyspaces
-            .store(Arc::new(keyspaces.without(ks.id())));
+        shared.keyspaces.store(Arc::new(keyspaces.without(ks.id())));
         drop(w);
-        account_dropped(&self.shared, &ks);
-        self.shared.request_compaction();
+        account_dropped(&shared, &ks);
+        shared.request_compaction();
         Ok(())
     }
 
@@ -228,9 +326,10 @@ impl Db {
         keyspace: KeyspaceId,
         function: Option<Arc<dyn MergeFunction>>,
     ) -> Result<()> {
-        let ks = keyspace_of(&self.shared, keyspace)?;
+        let shared = self.shared();
+        let ks = keyspace_of(&shared, keyspace)?;
         // Under the writer lock, so no batch resolves half with the old one.
-        let _w = self.shared.lock_writer();
+        let _w = shared.lock_writer();
         ks.set_merge_function(function.map(SharedMergeFunction));
         Ok(())
     }
@@ -238,9 +337,9 @@ impl Db {
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
-        let ticket = log_writer::write(&self.shared, batch)?;
+        let ticket = log_writer::write(&self.shared(), batch)?;
         if opts.sync {
-            log_writer::sync_up_to(&self.shared, ticket)?;
+            log_writer::sync_up_to(&self.shared(), ticket)?;
         }
         Ok(())
     }
@@ -259,9 +358,9 @@ impl Db {
         opts: &WriteOptions,
         watched: &[WatchedKey<'_>],
     ) -> Result<()> {
-        let ticket = log_writer::write_unless_changed(&self.shared, batch, watched)?;
+        let ticket = log_writer::write_unless_changed(&self.shared(), batch, watched)?;
         if opts.sync {
-            log_writer::sync_up_to(&self.shared, ticket)?;
+            log_writer::sync_up_to(&self.shared(), ticket)?;
         }
         Ok(())
     }
@@ -272,30 +371,36 @@ impl Db {
     /// right after the check unless the caller excludes writers of these
     /// keys (as a key lock does).
     pub fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<()> {
-        write_conflicts::check(&self.shared, watched)
+        write_conflicts::check(&self.shared(), watched)
     }
 
     /// Saves `payload` as the prepared record `name` (replacing one of that
     /// name), durably, beside the log. Records survive close and crash
     /// until [`Self::remove_prepared`]; [`Self::prepared`] lists them.
     pub fn save_prepared(&self, name: &[u8], payload: &[u8]) -> Result<()> {
-        prepared::save(&self.shared.fs, &self.shared.dir, name, payload)
+        self.shared().check_poison()?;
+        prepared::save(&self.shared().fs, &self.shared().dir, name, payload)
     }
 
     /// Removes the prepared record `name` (not an error if there is none).
     pub fn remove_prepared(&self, name: &[u8]) -> Result<()> {
-        prepared::remove(&self.shared.fs, &self.shared.dir, name)
+        self.shared().check_poison()?;
+        prepared::remove(&self.shared().fs, &self.shared().dir, name)
     }
 
     /// Every prepared record still saved, as `(name, payload)`, by name.
     pub fn prepared(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        prepared::load_all(&self.shared.fs, &self.shared.dir)
+        prepared::load_all(&self.shared().fs, &self.shared().dir)
     }
 
     /// Flushes every acknowledged write to stable storage.
     pub fn sync(&self) -> Result<()> {
-        let ticket = self.shared.lock_writer().ticket;
-        log_writer::sync_up_to(&self.shared, ticket)
+        let shared = self.shared();
+        if shared.read_only {
+            return Err(Error::ReadOnly(self.dir.clone()));
+        }
+        let ticket = shared.lock_writer().ticket;
+        log_writer::sync_up_to(&shared, ticket)
     }
 
     /// Reads `key` without copying: the value stays in the map, and the
@@ -309,9 +414,9 @@ impl Db {
     /// the reading thread (see [`PinnedValue`]).
     pub fn get_pinned(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<PinnedValue>> {
         check_key(key)?;
-        let keyspaces = self.shared.keyspaces.load();
+        let keyspaces = self.shared().keyspaces.load();
         let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
-        read::get_pinned(&self.shared, ks, key, None)
+        read::get_pinned(&self.shared(), ks, key, None)
     }
 
     /// Reads `key` into a new vector.
@@ -321,15 +426,15 @@ impl Db {
 
     /// Takes a snapshot of every keyspace.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(&self.shared)
+        Snapshot::new(&self.shared())
     }
 
     /// A cursor over `keyspace` within `range`, reading at this moment (an
     /// implicit snapshot). Position it with `seek_to_first` and friends.
     pub fn cursor(&self, keyspace: KeyspaceId, range: KeyRange) -> Result<Cursor> {
-        let ks = keyspace_of(&self.shared, keyspace)?;
+        let ks = keyspace_of(&self.shared(), keyspace)?;
         Ok(Cursor::new(
-            SnapshotGuard::register(&self.shared),
+            SnapshotGuard::register(&self.shared()),
             ks,
             range,
         ))
@@ -337,33 +442,35 @@ impl Db {
 
     /// The last sequence number made visible (0 for a new database).
     pub fn latest_sequence_number(&self) -> u64 {
-        self.shared.visible()
+        self.shared().visible()
     }
 
     /// Seals the active segment and compacts every sealed segment now.
     /// Returns how many compactions ran.
     pub fn compact(&self) -> Result<u64> {
+        let shared = self.shared();
         {
-            let mut w = self.shared.lock_writer();
-            self.shared.check_poison()?;
+            let mut w = shared.lock_writer();
+            shared.check_poison()?;
             if w.active.data_bytes() > 0 {
-                let capacity = self.shared.options.segment_bytes;
-                log_writer::rotate(&self.shared, &mut w, capacity)?;
+                let capacity = shared.options.segment_bytes;
+                log_writer::rotate(&shared, &mut w, capacity)?;
             }
         }
-        compaction::compact_while_needed(&self.shared, -1.0)
+        compaction::compact_while_needed(&shared, -1.0)
     }
 
     /// Number of keys with a value in `keyspace`.
     pub fn live_keys(&self, keyspace: KeyspaceId) -> Result<u64> {
-        Ok(keyspace_of(&self.shared, keyspace)?.live_keys())
+        Ok(keyspace_of(&self.shared(), keyspace)?.live_keys())
     }
 
     /// Reads every record of every segment and checks its checksum, and
     /// that every segment but the active one ends with its seal.
     pub fn verify(&self) -> Result<()> {
-        let active = self.shared.lock_writer().active.id();
-        for segment in self.shared.segments.load().iter() {
+        let shared = self.shared();
+        let active = shared.lock_writer().active.id();
+        for segment in shared.segments.load().iter() {
             let scan = scan_frames(segment.written_bytes(), |_, _| {});
             let path = segment.path();
             if let Some(d) = scan.damage {
@@ -389,7 +496,7 @@ impl Db {
 
     /// The database's counters.
     pub fn stats(&self) -> Stats {
-        let s = &self.shared;
+        let s = &self.shared();
         let table = s.segments.load();
         let keyspaces = s.keyspaces.load();
         Stats {
@@ -429,8 +536,9 @@ impl Drop for Db {
     /// database as a crash would.
     fn drop(&mut self) {
         drop(self.compactor.take());
-        if durable::close_cleanly(&self.shared).is_ok() {
-            let _ = index_save::save(&self.shared);
+        let shared = self.shared();
+        if !shared.read_only && durable::close_cleanly(&shared).is_ok() {
+            let _ = index_save::save(&shared);
         }
     }
 }
@@ -490,10 +598,23 @@ fn lock_dir(dir: &Path) -> Result<File> {
     }
 }
 
+/// Recovers the database at `dir` read-only (see [`Db::open_read_only`]).
+fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
+    let (manifest, recovered) =
+        recovery::read_only::recover_read_only(&options.file_system, dir, options.segment_bytes)?;
+    let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;
+    // In memory only, as at a primary's open (see `Db::open`).
+    compaction::apply_range_tombstones(&shared);
+    Ok(shared)
+}
+
+/// Builds the open state from what recovery rebuilt. With `lock` (a
+/// primary) it starts a new active segment if needed and records the open
+/// in the MANIFEST; without (a read-only handle) it writes nothing.
 fn build_shared(
     dir: PathBuf,
     options: Options,
-    lock: File,
+    lock: Option<File>,
     mut manifest: Manifest,
     r: Recovered,
 ) -> Result<Shared> {
@@ -501,8 +622,17 @@ fn build_shared(
     let next_seq = r.last_seq + 1;
     let mut segments = r.segments;
     let next_id = AtomicU32::new(r.next_segment_id);
+    let read_only = lock.is_none();
     let active = match r.active {
         Some(a) => a,
+        // Never appended to: every write is refused first.
+        None if read_only => segments
+            .last()
+            .cloned()
+            .ok_or_else(|| Error::NotADatabase {
+                path: dir.clone(),
+                reason: "it holds no segment yet (its primary is still creating it)".into(),
+            })?,
         None => {
             let header = SegmentHeader {
                 kind: SegmentKind::Log,
@@ -521,7 +651,9 @@ fn build_shared(
             s
         }
     };
-    durable::record_open(&fs, &dir, &mut manifest, &segments, &active)?;
+    if !read_only {
+        durable::record_open(&fs, &dir, &mut manifest, &segments, &active)?;
+    }
     Ok(Shared {
         fs,
         segments: ArcSwap::from_pointee(SegmentTable::new(segments)),
@@ -541,6 +673,7 @@ fn build_shared(
         },
         checkpoint_mark: Mutex::new(r.checkpoint),
         _lock_file: lock,
+        read_only,
         dir,
         options,
     })

@@ -42,6 +42,11 @@ pub enum Error {
     /// database is reopened, because a failed fsync cannot be retried safely.
     #[error("the database refuses writes after an earlier I/O failure: {0}; reopen it to recover")]
     Poisoned(String),
+    /// The handle was opened read-only ([`crate::Db::open_read_only`]): it
+    /// never writes to the directory, so every write, sync, compaction and
+    /// keyspace change is refused. Open the database normally to write.
+    #[error("the database {0} is open read-only: writes are refused")]
+    ReadOnly(PathBuf),
     /// The version read is a merge that could not be resolved when it was
     /// written: the merge function refused it, or the keyspace had none.
     /// Reads of the key fail until it is put or deleted again.

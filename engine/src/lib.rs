@@ -29,6 +29,7 @@ mod db;
 mod durable;
 pub mod error;
 mod file_hold;
+mod follower;
 pub mod format;
 pub mod index;
 mod index_save;

@@ -285,7 +285,12 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
 /// in runs split at range deletes, so each range delete is published after
 /// the batch's earlier writes and before its later ones (their sequence
 /// numbers already order them; the runs keep each index update simple).
-fn apply(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location], first_seq: u64) {
+pub(crate) fn apply(
+    shared: &Shared,
+    records: &[PendingRecord<'_>],
+    locations: &[Location],
+    first_seq: u64,
+) {
     let mut start = 0;
     for (i, r) in records.iter().enumerate() {
         if r.kind == RecordKind::RangeDelete {

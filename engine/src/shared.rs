@@ -46,8 +46,11 @@ pub(crate) struct Shared {
     /// The cut of the index checkpoint on disk, if it is known to be
     /// current (read at open or written since).
     pub checkpoint_mark: Mutex<Option<crate::index_save::CheckpointMark>>,
-    /// The exclusive lock on the directory, held while the database is open.
-    pub _lock_file: File,
+    /// The exclusive lock on the directory, held while the database is open;
+    /// `None` for a read-only handle, which takes no lock.
+    pub _lock_file: Option<File>,
+    /// Opened read-only (see `follower.rs`): every write is refused.
+    pub read_only: bool,
 }
 
 /// What the compaction thread has been asked to do.
@@ -72,8 +75,12 @@ pub(crate) struct Counters {
 }
 
 impl Shared {
-    /// Fails if an earlier I/O error poisoned the handle.
+    /// Fails if the handle is read-only or an earlier I/O error poisoned
+    /// it: every path that writes to the directory checks this first.
     pub fn check_poison(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::ReadOnly(self.dir.clone()));
+        }
         match self.poison.get() {
             Some(why) => Err(Error::Poisoned(why.clone())),
             None => Ok(()),

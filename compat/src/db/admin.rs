@@ -12,6 +12,7 @@ use std::path::Path;
 use alexdb_engine::{KeyspaceId, Stats};
 
 use super::errors::IntoRocks;
+use super::open::Access;
 use super::{DBCommon, DBInner, ThreadMode};
 use crate::{
     AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, WaitForCompactOptions,
@@ -249,10 +250,23 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.core().engine.latest_sequence_number()
     }
 
-    /// Fails as RocksDB does on a primary instance: only secondaries
-    /// (which AlexDB does not have) catch up.
+    /// On a secondary instance ([`Self::open_as_secondary`]): moves it to
+    /// what the primary has written since it opened or last caught up:
+    /// the batches appended since are applied in place, each whole; after a
+    /// compaction or a column family change the database is recovered
+    /// afresh and the new state replaces the old one at once. Every read
+    /// sees a prefix of the primary's batches; snapshots and iterators made
+    /// before keep their view. Beside a primary that is compacting, it
+    /// retries when a segment it was about to open was removed, and fails
+    /// with the `IO error` or `Corruption` of its last attempt otherwise.
+    /// On any other handle it fails as RocksDB does (`Not implemented:
+    /// Supported only by secondary instance`).
     pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
-        Err(Error::not_supported("Supported only by secondary instance"))
+        let core = self.core();
+        if core.access() != Access::Secondary {
+            return Err(Error::not_supported("Supported only by secondary instance"));
+        }
+        core.engine.catch_up().rocks()
     }
 
     /// Not supported: AlexDB's segment files are not SST files with levels

@@ -11,6 +11,7 @@ use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
 
 use crate::comparator::Comparator;
 use crate::db::errors::IntoRocks;
+use crate::db::open::Access;
 use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
 use crate::family_cursor::{FamilyCursor, SortedEntries};
@@ -85,7 +86,8 @@ impl FamilyInfo {
 #[derive(Debug)]
 pub struct Core {
     pub(crate) engine: Db,
-    read_only: bool,
+    /// Read-write, read-only or secondary.
+    access: Access,
     families: RwLock<BTreeMap<u32, FamilyInfo>>,
     /// The key locks plain writes take (pessimistic transaction databases).
     plain_write_locks: Option<PlainWriteLocks>,
@@ -105,14 +107,14 @@ pub struct Core {
 impl Core {
     pub(crate) fn new(
         engine: Db,
-        read_only: bool,
+        access: Access,
         families: BTreeMap<u32, FamilyInfo>,
         statistics: Option<Arc<Statistics>>,
         identity: Vec<u8>,
     ) -> Self {
         Self {
             engine,
-            read_only,
+            access,
             families: RwLock::new(families),
             plain_write_locks: None,
             statistics,
@@ -190,14 +192,23 @@ impl Core {
         }
     }
 
-    /// Fails as RocksDB does when a read-only handle is asked to write.
+    /// Fails as RocksDB does when a read-only or secondary handle is asked
+    /// to write.
     pub(crate) fn check_writable(&self) -> Result<(), Error> {
-        if self.read_only {
-            return Err(Error::not_supported(
+        match self.access {
+            Access::ReadWrite => Ok(()),
+            Access::ReadOnly => Err(Error::not_supported(
                 "Not supported operation in read only mode.",
-            ));
+            )),
+            Access::Secondary => Err(Error::not_supported(
+                "Not supported operation in secondary mode.",
+            )),
         }
-        Ok(())
+    }
+
+    /// How the handle was opened.
+    pub(crate) fn access(&self) -> Access {
+        self.access
     }
 
     /// Reads `key` of column family `cf`, at the snapshot of `readopts` if

@@ -53,6 +53,11 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         } => Error::invalid_argument("merge_operator_ must be set."),
         EngineError::NotADatabase { .. } => Error::invalid_argument(error),
         EngineError::Io { .. } | EngineError::Poisoned(_) => Error::io(error),
+        // What a read-only handle says to every write (a secondary's own
+        // write calls say "secondary mode" before reaching the engine).
+        EngineError::ReadOnly(_) => {
+            Error::not_supported("Not supported operation in read only mode.")
+        }
         // RocksDB's write conflict is a bare `Status::Busy()`.
         EngineError::Conflict { .. } => Error::busy(""),
         EngineError::HistoryGone { .. } => {

@@ -4,6 +4,16 @@
 //! `create_if_missing(false)`, which then fails on the missing database),
 //! every existing column family must be named when opening, and
 //! `open`/`open_default` leave no handle for `"default"`.
+//!
+//! Read-only handles (`open_*for_read_only`, `open_cf_descriptors_read_only`)
+//! and secondary instances (`open_*as_secondary`) open the engine with
+//! `Db::open_read_only`: they take no lock, so they open beside a primary
+//! (in this or another process); they change nothing in the directory; they
+//! may name a subset of the column families; and every write fails with
+//! RocksDB's `Not implemented: Not supported operation in read only mode.`
+//! (`... in secondary mode.` for a secondary's writes). What such a reader
+//! may see and assume is in the engine's `FORMAT.md`, "Readers without the
+//! lock".
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, OpenOptions};
@@ -22,12 +32,15 @@ use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
 use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
 
 /// How a database is opened.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Access {
     /// Reads and writes.
     ReadWrite,
-    /// Reads only.
+    /// Reads only, without the lock (`open_for_read_only`).
     ReadOnly,
+    /// Reads only, without the lock, and catches up with the primary on
+    /// request (`open_as_secondary`).
+    Secondary,
 }
 
 /// The engine's temporary manifest, left behind by a crash mid-rewrite.
@@ -48,11 +61,18 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     }
 
     /// Opens the database without allowing writes (they fail with
-    /// `Not implemented: Not supported operation in read only mode.`).
+    /// `Not implemented: Not supported operation in read only mode.`). It
+    /// takes no lock, so it opens while a primary has the database open,
+    /// and sees what the primary had written at that moment (a prefix of
+    /// its batches, each whole); it never changes the directory and does
+    /// not catch up later (open a secondary for that).
     ///
-    /// Deviation: AlexDB has no lock-free read-only mode yet, so this takes
-    /// the database lock like a normal open and fails with the LOCK
-    /// `IO error` while another handle has the database open.
+    /// `error_if_log_file_exist`: AlexDB's log is where the data lives, so
+    /// a log with data always exists. With `true` the open fails with
+    /// RocksDB's `Corruption` message when the newest log segment holds
+    /// writes made after the last clean close (a primary has it open and
+    /// has written, or crashed): the closest thing to RocksDB's "data still
+    /// only in the WAL". With `false` nothing is checked.
     pub fn open_for_read_only<P: AsRef<Path>>(
         opts: &Options,
         path: P,
@@ -61,8 +81,13 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         Self::open_cf_for_read_only(opts, path, None::<&str>, error_if_log_file_exist)
     }
 
-    /// Not supported: AlexDB has no secondary instances. Always fails with
-    /// a `Not implemented` error.
+    /// Opens a secondary instance of the database at `primary_path`: like
+    /// [`Self::open_for_read_only`], without the lock and without writing
+    /// to that directory, but [`Self::try_catch_up_with_primary`] moves it
+    /// to what the primary has written since. Writes fail with
+    /// `Not implemented: Not supported operation in secondary mode.`.
+    /// `secondary_path` is created if missing (RocksDB keeps its info log
+    /// there); AlexDB writes nothing into it.
     pub fn open_as_secondary<P: AsRef<Path>>(
         opts: &Options,
         primary_path: P,
@@ -148,18 +173,18 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         opts: &Options,
         path: P,
         cfs: I,
-        _error_if_log_file_exist: bool,
+        error_if_log_file_exist: bool,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = N>,
         N: AsRef<str>,
     {
-        Self::open_internal(
+        Self::open_cf_descriptors_read_only(
             opts,
-            path.as_ref(),
+            path,
             default_descriptors(cfs),
-            Access::ReadOnly,
+            error_if_log_file_exist,
         )
     }
 
@@ -168,7 +193,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         db_opts: &Options,
         path: P,
         cfs: I,
-        _error_if_log_file_exist: bool,
+        error_if_log_file_exist: bool,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
@@ -178,7 +203,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         let cfs = cfs
             .into_iter()
             .map(|(name, cf_opts)| ColumnFamilyDescriptor::new(name.as_ref(), cf_opts));
-        Self::open_internal(db_opts, path.as_ref(), cfs, Access::ReadOnly)
+        Self::open_cf_descriptors_read_only(db_opts, path, cfs, error_if_log_file_exist)
     }
 
     /// [`Self::open_cf_descriptors`] without writes; see [`Self::open_for_read_only`].
@@ -186,44 +211,66 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         opts: &Options,
         path: P,
         cfs: I,
-        _error_if_log_file_exist: bool,
+        error_if_log_file_exist: bool,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        Self::open_internal(opts, path.as_ref(), cfs, Access::ReadOnly)
+        let db = Self::open_internal(opts, path.as_ref(), cfs, Access::ReadOnly)?;
+        if error_if_log_file_exist && db.core().engine.has_unsettled_log() {
+            return Err(Error::corruption(
+                "The db was opened in readonly mode with error_if_wal_file_exists flag \
+                 but a non-empty WAL file already exists",
+            ));
+        }
+        Ok(db)
     }
 
-    /// Not supported: AlexDB has no secondary instances. Always fails with
-    /// a `Not implemented` error.
+    /// [`Self::open_as_secondary`] with the column families `cfs` (default
+    /// options for each). Unlike a primary, it may name a subset of them.
     pub fn open_cf_as_secondary<P, I, N>(
-        _opts: &Options,
+        opts: &Options,
         primary_path: P,
-        _secondary_path: P,
-        _cfs: I,
+        secondary_path: P,
+        cfs: I,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = N>,
         N: AsRef<str>,
     {
-        Err(secondary_unsupported(primary_path.as_ref()))
+        Self::open_cf_descriptors_as_secondary(
+            opts,
+            primary_path,
+            secondary_path,
+            default_descriptors(cfs),
+        )
     }
 
-    /// Not supported: AlexDB has no secondary instances. Always fails with
-    /// a `Not implemented` error.
+    /// [`Self::open_as_secondary`] with column family descriptors. As in
+    /// RocksDB, the handles are those named here: a column family the
+    /// primary creates later gets no handle in this instance (reopen it to
+    /// name it), and one the primary drops cannot be read after the next
+    /// catch-up.
     pub fn open_cf_descriptors_as_secondary<P, I>(
-        _opts: &Options,
+        opts: &Options,
         path: P,
-        _secondary_path: P,
-        _cfs: I,
+        secondary_path: P,
+        cfs: I,
     ) -> Result<Self, Error>
     where
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        Err(secondary_unsupported(path.as_ref()))
+        let secondary_path = secondary_path.as_ref();
+        fs::create_dir_all(secondary_path).map_err(|e| {
+            Error::io(format_args!(
+                "While mkdir if missing: {}: {e}",
+                secondary_path.display()
+            ))
+        })?;
+        Self::open_internal(opts, path.as_ref(), cfs, Access::Secondary)
     }
 
     /// Opens the database with the given column families and their options.
@@ -288,13 +335,20 @@ where
         ));
     }
     reject_comparators(opts, &cfs)?;
-    if let Err(e) = fs::create_dir_all(path) {
-        return Err(Error::new(format!(
-            "Failed to create RocksDB directory: `{e:?}`."
-        )));
-    }
-    let engine = Db::open(path, engine_options(opts, access)).rocks()?;
-    check_all_named(&engine, &cfs)?;
+    let engine = match access {
+        Access::ReadWrite => {
+            if let Err(e) = fs::create_dir_all(path) {
+                return Err(Error::new(format!(
+                    "Failed to create RocksDB directory: `{e:?}`."
+                )));
+            }
+            let engine = Db::open(path, engine_options(opts, access)).rocks()?;
+            check_all_named(&engine, &cfs)?;
+            engine
+        }
+        // A reader may name a subset of the column families, as in RocksDB.
+        Access::ReadOnly | Access::Secondary => open_reader(path, opts, access)?,
+    };
     let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
     let handles = if named {
         families
@@ -304,15 +358,8 @@ where
     } else {
         BTreeMap::new()
     };
-    let read_only = access == Access::ReadOnly;
-    let identity = crate::identity::ensure(path, read_only)?;
-    let mut core = Core::new(
-        engine,
-        read_only,
-        families,
-        opts.statistics.clone(),
-        identity,
-    );
+    let identity = crate::identity::ensure(path, access != Access::ReadWrite)?;
+    let mut core = Core::new(engine, access, families, opts.statistics.clone(), identity);
     core.stamped_values = db_ttl.is_some();
     core.logger = opts.info_logger.clone();
     core.log(&format!(
@@ -414,11 +461,19 @@ where
         .map(|name| ColumnFamilyDescriptor::new(name.as_ref(), Options::default()))
 }
 
-fn secondary_unsupported(path: &Path) -> Error {
-    Error::not_supported(format_args!(
-        "AlexDB has no secondary instances; cannot follow {}",
-        path.display()
-    ))
+/// Opens the engine read-only for a read-only or secondary handle. A
+/// missing database is RocksDB's error for a missing `CURRENT` file.
+fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error> {
+    match Db::open_read_only(path, engine_options(opts, access)) {
+        Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. }) => {
+            Err(Error::io(format_args!(
+                "No such file or directoryWhile opening a file for sequentially reading: \
+                 {}/CURRENT: No such file or directory",
+                path.display()
+            )))
+        }
+        other => other.rocks(),
+    }
 }
 
 /// AlexDB orders keys bytewise only; a custom comparator would silently

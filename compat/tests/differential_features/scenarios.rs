@@ -100,6 +100,37 @@ impl api::WriteBatchIteratorCf for Ops {
     }
 }
 
+/// A secondary opened beside the primary, then caught up after each round
+/// of writes (the last round after a full compaction): it must hold what
+/// the primary holds, and refuse writes the same way.
+pub fn secondary_catches_up_with_the_primary(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let path = dir.path().join("db");
+    let db = open_with_cf(&path);
+    random_writes(&db, &mut rng, 100);
+    let secondary = DB::open_cf_as_secondary(
+        &Options::default(),
+        &path,
+        &dir.path().join("secondary"),
+        ["cf"],
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for round in 0..3 {
+        random_writes(&db, &mut rng, 80);
+        if round == 2 {
+            db.compact_range(None::<&[u8]>, None::<&[u8]>);
+        }
+        secondary.try_catch_up_with_primary().unwrap();
+        out.push(format!("round {round}"));
+        dump(&secondary, &mut out);
+        out.push(format!("seq {}", secondary.latest_sequence_number()));
+    }
+    out.push(format!("put: {:?}", secondary.put(b"k", b"v").map_err(|e| e.into_string())));
+    out
+}
+
 pub fn updates_since_returns_the_logged_batches(seed: u64) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(seed);

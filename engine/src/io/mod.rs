@@ -27,6 +27,9 @@ pub enum OpenMode {
     Existing,
     /// Create a new file; fail if it exists.
     CreateNew,
+    /// Open an existing file for reading only (a reader without the lock
+    /// never writes, and may lack write permission).
+    ReadOnly,
 }
 
 /// A directory tree of files.

@@ -183,7 +183,7 @@ impl FileSystem for PowerLossFileSystem {
         let inner = StdFileSystem.open(path, mode)?;
         let mut state = self.state();
         let inode = match state.volatile.get(path) {
-            Some(&i) if mode == OpenMode::Existing => i,
+            Some(&i) if mode != OpenMode::CreateNew => i,
             _ => {
                 state.files.push(Shadow::default());
                 let i = state.files.len() - 1;

@@ -27,7 +27,7 @@ impl FileSystem for StdFileSystem {
 
     fn open(&self, path: &Path, mode: OpenMode) -> io::Result<Arc<dyn FileHandle>> {
         let mut opts = OpenOptions::new();
-        opts.read(true).write(true);
+        opts.read(true).write(mode != OpenMode::ReadOnly);
         if mode == OpenMode::CreateNew {
             opts.create_new(true);
         }

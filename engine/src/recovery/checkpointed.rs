@@ -41,7 +41,7 @@ use crate::read::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
 use super::files::Opened;
-use super::{Found, Recovered, classify, scan_segments};
+use super::{Found, Mode, Recovered, classify, scan_segments};
 
 /// Recovers from the checkpoint, or returns `None` if there is none that
 /// fits the segments on disk (the caller then scans everything).
@@ -51,6 +51,7 @@ pub(super) fn recover(
     manifest: &Manifest,
     live: &LiveSegments,
     opened: &Opened,
+    mode: Mode,
 ) -> Result<Option<Recovered>> {
     let Some(bytes) = map_checkpoint(fs, &dir.join(INDEX_FILE)) else {
         return Ok(None);
@@ -62,7 +63,7 @@ pub(super) fn recover(
         return Ok(None);
     };
     let (scans, records) = scan_segments(&split.unread)?;
-    let (_, unsealed) = classify::classify_listed(&split.unread, &scans, live)?;
+    let (_, unsealed) = classify::classify_listed(&split.unread, &scans, live, mode)?;
     // The cut segment must still hold everything below the cut (the
     // checkpoint's entries point there): else the checkpoint describes a
     // longer log than the one on disk.
@@ -107,7 +108,7 @@ pub(super) fn recover(
 /// Maps the checkpoint file read-only, if it exists and has no hole (a
 /// page in a hole of a full file system could not be read safely).
 fn map_checkpoint(fs: &Arc<dyn FileSystem>, path: &Path) -> Option<ReadOnlyMap> {
-    let file = fs.open(path, OpenMode::Existing).ok()?;
+    let file = fs.open(path, OpenMode::ReadOnly).ok()?;
     let len = file.len().ok()?;
     let whole = file.hole_at_or_after(0).ok()? >= len;
     whole.then(|| file.map_readonly(len).ok()).flatten()

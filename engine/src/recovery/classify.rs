@@ -13,8 +13,8 @@ use crate::segment::Segment;
 use crate::segment::file_scan::frames_after_in_file;
 use crate::segment::scan::ScanOutcome;
 
-use super::Found;
 use super::tail::{TailRule, settle_active};
+use super::{Found, Mode};
 
 /// Live segments (indexes, in id order) and whether the newest log segment
 /// is unsealed.
@@ -26,9 +26,10 @@ pub(super) fn classify_listed(
     segments: &[Arc<Segment>],
     scans: &[ScanOutcome],
     live: &LiveSegments,
+    mode: Mode,
 ) -> Result<Live> {
     let keep: Vec<usize> = (0..segments.len()).collect();
-    let unsealed = check_all(segments, scans, &keep, |s| {
+    let unsealed = check_all(segments, scans, &keep, mode, |s| {
         let durable = live
             .watermark
             .filter(|w| w.segment == s.id())
@@ -41,14 +42,17 @@ pub(super) fn classify_listed(
 /// Format version 1 (no list): an unsealed compaction output is a leftover
 /// of a crash during compaction only if everything it holds is still in
 /// other segments (its inputs are all present); a sealed one makes the
-/// segments its seal lists obsolete.
+/// segments its seal lists obsolete. In [`Mode::ReadOnly`] such segments
+/// are only left out, never marked for removal.
 pub(super) fn classify_v1(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     segments: &[Arc<Segment>],
     scans: &[ScanOutcome],
     records: &[Vec<(u32, Found<'_>)>],
+    mode: Mode,
 ) -> Result<Live> {
+    let primary = mode == Mode::Primary;
     let mut replaced = BTreeSet::new();
     let mut keep = Vec::new();
     for (i, (s, scan)) in segments.iter().zip(scans).enumerate() {
@@ -57,7 +61,9 @@ pub(super) fn classify_v1(
                 Some(seal) => replaced.extend(seal.replaced.iter().copied()),
                 None => {
                     check_leftover_output(s, scan, i, records)?;
-                    s.mark_obsolete();
+                    if primary {
+                        s.mark_obsolete();
+                    }
                     continue;
                 }
             }
@@ -66,13 +72,15 @@ pub(super) fn classify_v1(
     }
     keep.retain(|&i| {
         let gone = replaced.contains(&segments[i].id());
-        if gone {
+        if gone && primary {
             segments[i].mark_obsolete();
         }
         !gone
     });
-    let unsealed = check_all(segments, scans, &keep, |_| TailRule::ValidFrameAfter)?;
-    if keep.iter().any(|&i| segments[i].kind() == SegmentKind::Log) || !replaced.is_empty() {
+    let unsealed = check_all(segments, scans, &keep, mode, |_| TailRule::ValidFrameAfter)?;
+    let changed =
+        keep.iter().any(|&i| segments[i].kind() == SegmentKind::Log) || !replaced.is_empty();
+    if changed && primary {
         fs.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
     }
     Ok((keep, unsealed))
@@ -85,6 +93,7 @@ fn check_all(
     segments: &[Arc<Segment>],
     scans: &[ScanOutcome],
     keep: &[usize],
+    mode: Mode,
     rule: impl Fn(&Segment) -> TailRule,
 ) -> Result<bool> {
     let last_log = keep
@@ -95,7 +104,7 @@ fn check_all(
         let (s, scan) = (&segments[i], &scans[i]);
         let end = if Some(k) == last_log {
             unsealed = scan.seal.is_none();
-            settle_active(s, scan, rule(s))?
+            settle_active(s, scan, rule(s), mode)?
         } else if let Some(d) = &scan.damage {
             return Err(Error::corruption(s.path(), d.offset, d.reason.clone()));
         } else if scan.seal.is_none() {

@@ -15,7 +15,9 @@
 //! written is removed.
 //!
 //! Leftovers are removed only once recovery has succeeded: an open that
-//! fails changes nothing in the directory.
+//! fails changes nothing in the directory. A read-only open
+//! ([`Mode::ReadOnly`]) never removes them and does not judge unlisted
+//! files at all: they may be a primary's rotation or compaction in progress.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,22 @@ use crate::format::live_segments::LiveSegments;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode};
 use crate::segment::{self, Segment};
+
+use super::Mode;
+
+/// The reason given when a listed segment file is missing.
+const LISTED_MISSING: &str = "segment file listed in the MANIFEST is missing";
+
+/// Whether `err` says a segment file listed in the MANIFEST was not found:
+/// beside a running primary, its compaction may have removed it after the
+/// MANIFEST was read, so a read-only open reads the MANIFEST again.
+pub(crate) fn is_vanished_segment(err: &Error) -> bool {
+    match err {
+        Error::Corruption { reason, .. } => reason == LISTED_MISSING,
+        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
 
 /// The segments recovery goes on with.
 pub(super) struct Opened {
@@ -45,6 +63,7 @@ pub(super) fn open_segments(
     dir: &Path,
     live: Option<&LiveSegments>,
     segment_bytes: u64,
+    mode: Mode,
 ) -> Result<Opened> {
     let names = fs.list_dir(dir).map_err(|e| Error::io(dir, e))?;
     let present: BTreeSet<u32> = names
@@ -61,21 +80,22 @@ pub(super) fn open_segments(
                 return Err(Error::corruption(
                     dir.join(segment::file_name(*missing)),
                     0,
-                    "segment file listed in the MANIFEST is missing",
+                    LISTED_MISSING,
                 ));
             }
             let newest_listed = listed.last().copied().unwrap_or(0);
             for &id in present.difference(listed) {
-                leftovers.push(check_leftover(fs, dir, id, id > newest_listed)?);
+                if mode == Mode::Primary {
+                    leftovers.push(check_leftover(fs, dir, id, id > newest_listed)?);
+                }
             }
             for &id in listed {
-                let (header, file) = read_header(fs, dir, id)?.map_err(|c| c.into_error())?;
-                segments.push(map_segment(fs, header, file, segment_bytes)?);
+                segments.push(open_listed(fs, dir, id, segment_bytes, mode)?);
             }
         }
         None => {
             for &id in &present {
-                match read_header(fs, dir, id)? {
+                match read_header(fs, dir, id, mode)? {
                     Ok((header, file)) => {
                         segments.push(map_segment(fs, header, file, segment_bytes)?)
                     }
@@ -96,6 +116,19 @@ pub(super) fn open_segments(
     })
 }
 
+/// Opens and maps segment `id`, which the MANIFEST lists; a bad header is
+/// corruption.
+pub(crate) fn open_listed(
+    fs: &Arc<dyn FileSystem>,
+    dir: &Path,
+    id: u32,
+    segment_bytes: u64,
+    mode: Mode,
+) -> Result<Arc<Segment>> {
+    let (header, file) = read_header(fs, dir, id, mode)?.map_err(|c| c.into_error())?;
+    map_segment(fs, header, file, segment_bytes)
+}
+
 /// A segment header that failed to decode.
 struct BadHeader {
     path: PathBuf,
@@ -112,17 +145,21 @@ impl BadHeader {
 
 type Header = (SegmentHeader, Arc<dyn FileHandle>);
 
-/// Opens segment `id` and decodes its header. I/O errors are errors; a bad
-/// header is returned for the caller to judge.
+/// Opens segment `id` (for reading only in [`Mode::ReadOnly`]) and decodes
+/// its header. I/O errors are errors; a bad header is returned for the
+/// caller to judge.
 fn read_header(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     id: u32,
+    mode: Mode,
 ) -> Result<std::result::Result<Header, BadHeader>> {
     let path = dir.join(segment::file_name(id));
-    let file = fs
-        .open(&path, OpenMode::Existing)
-        .map_err(|e| Error::io(&path, e))?;
+    let open_mode = match mode {
+        Mode::Primary => OpenMode::Existing,
+        Mode::ReadOnly => OpenMode::ReadOnly,
+    };
+    let file = fs.open(&path, open_mode).map_err(|e| Error::io(&path, e))?;
     let mut head = [0u8; SEGMENT_HEADER_BYTES];
     let short = file.read_exact_at(&mut head, 0).is_err();
     let decoded = match short {
@@ -170,7 +207,7 @@ fn map_segment(
 fn check_leftover(fs: &Arc<dyn FileSystem>, dir: &Path, id: u32, newest: bool) -> Result<PathBuf> {
     let path = dir.join(segment::file_name(id));
     if newest
-        && let Ok((header, file)) = read_header(fs, dir, id)?
+        && let Ok((header, file)) = read_header(fs, dir, id, Mode::Primary)?
         && header.kind == SegmentKind::Log
     {
         let mut first = [0u8; FRAME_HEADER_BYTES];

@@ -20,10 +20,15 @@
 //! - For each key, the record with the highest sequence number wins.
 //! - No page of a map that lies in a hole of a sparse file is ever read
 //!   (see [`crate::segment::file_scan`]).
+//! - In [`Mode::ReadOnly`] (see [`read_only`]) recovery changes nothing in
+//!   the directory: it removes no leftover, zeroes no tail and marks no
+//!   segment obsolete, and it takes the newest log segment's data up to its
+//!   last complete valid frame (the primary may be writing the next one).
 
 mod checkpointed;
 mod classify;
-mod files;
+pub(crate) mod files;
+pub(crate) mod read_only;
 mod tail;
 
 use std::collections::{BTreeSet, HashMap};
@@ -43,6 +48,17 @@ use crate::read::TableResolver;
 use crate::segment::file_scan::scan_file;
 use crate::segment::scan::ScanOutcome;
 use crate::segment::{Segment, SegmentTable};
+
+/// Whether recovery may repair the directory (a primary holding the lock)
+/// or must leave every byte of it as it found it (a reader without the lock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Remove leftovers, zero a torn tail, finish an interrupted compaction.
+    Primary,
+    /// Change nothing; a torn tail of the newest log segment is data not
+    /// yet written, and files not listed are ignored.
+    ReadOnly,
+}
 
 /// What recovery rebuilt.
 pub(crate) struct Recovered {
@@ -75,20 +91,23 @@ pub(crate) fn recover(
     dir: &Path,
     manifest: &Manifest,
     segment_bytes: u64,
+    mode: Mode,
 ) -> Result<Recovered> {
-    let opened = files::open_segments(fs, dir, manifest.live.as_ref(), segment_bytes)?;
+    let opened = files::open_segments(fs, dir, manifest.live.as_ref(), segment_bytes, mode)?;
     if let Some(live) = &manifest.live
-        && let Some(recovered) = checkpointed::recover(fs, dir, manifest, live, &opened)?
+        && let Some(recovered) = checkpointed::recover(fs, dir, manifest, live, &opened, mode)?
     {
-        files::remove_leftovers(fs, &opened.leftovers)?;
+        if mode == Mode::Primary {
+            files::remove_leftovers(fs, &opened.leftovers)?;
+        }
         return Ok(recovered);
     }
     let segments = opened.segments;
     // One pass over every segment: verify its frames and remember its records.
     let (scans, mut records) = scan_segments(&segments)?;
     let (live, last_log_unsealed) = match &manifest.live {
-        Some(list) => classify::classify_listed(&segments, &scans, list)?,
-        None => classify::classify_v1(fs, dir, &segments, &scans, &records)?,
+        Some(list) => classify::classify_listed(&segments, &scans, list, mode)?,
+        None => classify::classify_v1(fs, dir, &segments, &scans, &records, mode)?,
     };
     let table = SegmentTable::new(live.iter().map(|&i| segments[i].clone()).collect());
     let mut by_ks: HashMap<u32, Vec<Found<'_>>> = HashMap::new();
@@ -109,7 +128,9 @@ pub(crate) fn recover(
         }
     }
     let keyspaces = build_keyspaces(manifest, &table, by_ks);
-    files::remove_leftovers(fs, &opened.leftovers)?;
+    if mode == Mode::Primary {
+        files::remove_leftovers(fs, &opened.leftovers)?;
+    }
     let last_log = live
         .iter()
         .rev()

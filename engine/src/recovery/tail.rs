@@ -1,11 +1,15 @@
 //! The end of the active log segment: a torn or holed tail that was never
 //! synced is cut off (zeroed through the descriptor, never truncated, so no
 //! map can fault); damage to bytes that had been synced is corruption.
+//! A read-only reader applies the same rules but zeroes nothing: what
+//! follows the last complete valid frame is, for it, not yet written.
 
 use crate::error::{Error, Result};
 use crate::segment::Segment;
 use crate::segment::file_scan::{frames_after_in_file, zero_after};
 use crate::segment::scan::ScanOutcome;
+
+use super::Mode;
 
 /// How recovery tells a torn tail from damage.
 #[derive(Clone, Copy, Debug)]
@@ -21,9 +25,14 @@ pub(super) enum TailRule {
     Watermark(u64),
 }
 
-/// Checks the active segment's tail and zeroes it if it is torn. Returns the
-/// end of the data recovery keeps.
-pub(super) fn settle_active(s: &Segment, scan: &ScanOutcome, rule: TailRule) -> Result<u64> {
+/// Checks the active segment's tail and, in [`Mode::Primary`], zeroes it if
+/// it is torn. Returns the end of the data recovery keeps.
+pub(super) fn settle_active(
+    s: &Segment,
+    scan: &ScanOutcome,
+    rule: TailRule,
+    mode: Mode,
+) -> Result<u64> {
     let Some(d) = &scan.damage else {
         if let TailRule::Watermark(durable) = rule
             && scan.seal.is_none()
@@ -57,6 +66,8 @@ pub(super) fn settle_active(s: &Segment, scan: &ScanOutcome, rule: TailRule) -> 
         }
         TailRule::ValidFrameAfter => {}
     }
-    zero_after(s, scan.end)?;
+    if mode == Mode::Primary {
+        zero_after(s, scan.end)?;
+    }
     Ok(scan.end)
 }

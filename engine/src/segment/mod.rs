@@ -204,6 +204,13 @@ impl Segment {
         Ok(())
     }
 
+    /// Records that the file is now `len` bytes long (a primary grew it):
+    /// bytes up to there, within the map, become readable. Never shrinks.
+    pub(crate) fn note_file_len(&self, len: u64) {
+        self.file_len
+            .fetch_max(len.min(self.map.len() as u64), Ordering::AcqRel);
+    }
+
     /// End of the written data.
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Acquire)

@@ -44,11 +44,19 @@ pub struct ScanOutcome {
 /// Walks the frames of `bytes` (a whole mapped segment) from the first frame,
 /// calling `on_record(offset, record)` for every record of every valid batch
 /// frame, in file order.
-pub fn scan_frames<'a>(
+pub fn scan_frames<'a>(bytes: &'a [u8], on_record: impl FnMut(u64, RecordView<'a>)) -> ScanOutcome {
+    scan_frames_from(bytes, SEGMENT_HEADER_BYTES, on_record)
+}
+
+/// [`scan_frames`] from the frame that starts at offset `from` (a frame
+/// boundary) instead of the first: a reader following a growing segment
+/// walks only what was appended since its last walk.
+pub fn scan_frames_from<'a>(
     bytes: &'a [u8],
+    from: usize,
     mut on_record: impl FnMut(u64, RecordView<'a>),
 ) -> ScanOutcome {
-    let mut at = SEGMENT_HEADER_BYTES;
+    let mut at = from;
     let mut out = ScanOutcome::default();
     loop {
         out.end = at as u64;

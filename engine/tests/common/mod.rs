@@ -1,6 +1,8 @@
 //! Helpers shared by the engine's integration tests.
 #![allow(dead_code)]
 
+pub mod counter_batches;
+
 use std::path::Path;
 
 use alexdb_engine::{Db, KeyRange, KeyspaceId, Options};
