@@ -4,8 +4,8 @@
 //! AlexDB's log is its storage: every write is one batch frame in a log
 //! segment, read back with the engine's `Db::batches_since` and re-encoded
 //! as a rocksdb [`WriteBatch`] (puts and deletes, in their column
-//! families). Batches that compaction has already folded into compaction
-//! output are gone; asking for them fails with RocksDB's `NotFound: Gap in
+//! families, and the batch's log data in its place). Batches that
+//! compaction has already folded into compaction output are gone; asking for them fails with RocksDB's `NotFound: Gap in
 //! sequence numbers`.
 
 use alexdb_engine::format::record::RecordKind;
@@ -54,6 +54,7 @@ fn to_write_batch(batch: &LoggedBatch) -> WriteBatch {
             RecordKind::RangeDelete => {
                 out.delete_range_in(record.keyspace, &record.key, &record.value);
             }
+            RecordKind::LogData => out.put_log_data(&record.value),
         }
     }
     out.set_sequence(batch.seq);

@@ -406,7 +406,8 @@ impl Core {
 }
 
 /// Adds one decoded rocksdb record to the engine batch. Each record is one
-/// engine operation and so consumes one sequence number, as in RocksDB; a
+/// engine operation and so consumes one sequence number, as in RocksDB
+/// (log data is kept in the log and consumes none, as in RocksDB); a
 /// range delete covers earlier writes of the same batch, and one whose end
 /// comes before its start fails the batch with RocksDB's error.
 fn translate(
@@ -422,7 +423,11 @@ fn translate(
         | BatchOp::SingleDelete { cf, .. }
         | BatchOp::Merge { cf, .. }
         | BatchOp::DeleteRange { cf, .. } => cf,
-        BatchOp::LogData(_) | BatchOp::Noop => return Ok(()),
+        BatchOp::LogData(blob) => {
+            out.log_data(blob);
+            return Ok(());
+        }
+        BatchOp::Noop => return Ok(()),
     };
     if !families.contains_key(&cf) {
         if writeopts.ignore_missing_column_families() {
