@@ -17,8 +17,10 @@ use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::merge_operator::MergeOperator;
 use crate::options::SharedCompactionFilter;
 use crate::perf::{PerfMetric, count_perf};
+use crate::pinnable_slice::DBPinnableSlice;
 use crate::slice_transform::SliceTransform;
 use crate::statistics::{Histogram, Statistics, Ticker};
+use crate::timestamped;
 use crate::write_batch::{BatchOp, decode_all};
 use crate::{
     Error, InfoLogger, LogLevel, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions,
@@ -55,6 +57,11 @@ impl std::fmt::Debug for FamilyInfo {
 }
 
 impl FamilyInfo {
+    /// The comparator of a column family with user timestamps.
+    pub(crate) fn timestamps(&self) -> Option<&Comparator> {
+        self.comparator.as_ref().filter(|c| c.timestamp_size > 0)
+    }
+
     /// Describes column family `id` opened or created with `opts`, and
     /// gives the engine its merge operator.
     pub(crate) fn register(
@@ -100,6 +107,8 @@ pub struct Core {
     /// One hold per `disable_file_deletions` not yet matched by an
     /// `enable_file_deletions`.
     pub(crate) file_holds: Mutex<Vec<FileHold>>,
+    /// Held while a `full_history_ts_low` is raised (`timestamped/`).
+    pub(crate) raising_history_low: Mutex<()>,
 }
 
 impl Core {
@@ -120,6 +129,7 @@ impl Core {
             stamped_values: false,
             logger: None,
             file_holds: Mutex::new(Vec::new()),
+            raising_history_low: Mutex::new(()),
         }
     }
 
@@ -201,20 +211,25 @@ impl Core {
     }
 
     /// Reads `key` of column family `cf`, at the snapshot of `readopts` if
-    /// it names one, without copying.
+    /// it names one, without copying (a column family with user timestamps
+    /// copies: its stored value is not the user's).
     pub(crate) fn get(
         &self,
         cf: u32,
         key: &[u8],
         readopts: &ReadOptions,
-    ) -> Result<Option<ValueRef>, Error> {
+    ) -> Result<Option<DBPinnableSlice<'static>>, Error> {
+        if self.read_timestamp(cf, readopts)?.is_some() {
+            let value = self.get_copied(cf, key, readopts)?;
+            return Ok(value.map(DBPinnableSlice::owned));
+        }
         let started = Instant::now();
-        let value = match &readopts.snapshot {
+        let value: Option<ValueRef> = match &readopts.snapshot {
             Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get(KeyspaceId(cf), key).rocks()?,
         };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
-        Ok(value)
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.value_trim())))
     }
 
     /// Reads `key` from column family `cf` into an owned buffer. Unlike
@@ -227,12 +242,19 @@ impl Core {
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
         let started = Instant::now();
-        let value = match &readopts.snapshot {
-            Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
-            None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
-        };
         let trim = self.value_trim();
-        let value = value.map(|v| v[..v.len().saturating_sub(trim)].to_vec());
+        let value = match self.read_timestamp(cf, readopts)? {
+            Some((comparator, read_ts)) => {
+                let cursor = self.raw_cursor(cf, KeyRange::default(), readopts)?;
+                timestamped::get(cursor, key, &comparator, &read_ts)?
+                    .map(|v| v[..v.len().saturating_sub(trim)].to_vec())
+            }
+            None => match &readopts.snapshot {
+                Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
+                None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
+            }
+            .map(|v| v[..v.len().saturating_sub(trim)].to_vec()),
+        };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
         Ok(value)
     }
@@ -254,6 +276,9 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<bool, Error> {
+        if self.read_timestamp(cf, readopts)?.is_some() {
+            return Ok(self.get_copied(cf, key, readopts)?.is_some());
+        }
         let found = match &readopts.snapshot {
             Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?.is_some(),
             None => self
@@ -269,8 +294,19 @@ impl Core {
     /// its snapshot if it names one (else at this moment), in the column
     /// family's order (see `family_cursor.rs`).
     pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
-        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
         let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
+        if let Some((comparator, read_ts)) = self.read_timestamp(cf, readopts)? {
+            let cursor = self.raw_cursor(cf, KeyRange::default(), readopts)?;
+            let entries = SortedEntries::at_timestamp(
+                cursor,
+                comparator,
+                &read_ts,
+                lower.as_deref(),
+                upper.as_deref(),
+            )?;
+            return Ok(FamilyCursor::sorted(entries, self.value_trim()));
+        }
+        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
         let range = match comparator {
             Some(_) => KeyRange::default(),
             None => KeyRange {
@@ -278,10 +314,7 @@ impl Core {
                 upper: upper.clone(),
             },
         };
-        let cursor = match &readopts.snapshot {
-            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks()?,
-            None => self.engine.cursor(KeyspaceId(cf), range).rocks()?,
-        };
+        let cursor = self.raw_cursor(cf, range, readopts)?;
         let trim = self.value_trim();
         Ok(match comparator {
             None => FamilyCursor::bytewise(cursor, trim),
@@ -290,6 +323,72 @@ impl Core {
                 trim,
             ),
         })
+    }
+
+    /// An engine cursor over `range` of column family `cf`, at the snapshot
+    /// of `readopts` if it names one.
+    fn raw_cursor(
+        &self,
+        cf: u32,
+        range: KeyRange,
+        readopts: &ReadOptions,
+    ) -> Result<alexdb_engine::Cursor, Error> {
+        match &readopts.snapshot {
+            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks(),
+            None => self.engine.cursor(KeyspaceId(cf), range).rocks(),
+        }
+    }
+
+    /// The comparator and read timestamp of a read of column family `cf`
+    /// with `readopts`: `None` for a column family without user timestamps
+    /// read without one. Fails as RocksDB does when only one of the two has
+    /// a timestamp, when the sizes differ, or when the read timestamp is
+    /// below the column family's `full_history_ts_low`.
+    pub(crate) fn read_timestamp(
+        &self,
+        cf: u32,
+        readopts: &ReadOptions,
+    ) -> Result<Option<(Comparator, Vec<u8>)>, Error> {
+        let families = self.families();
+        let Some(family) = families.get(&cf) else {
+            return Ok(None);
+        };
+        let comparator = family.timestamps();
+        if readopts.iter_start_ts.is_some() {
+            return Err(Error::not_supported(
+                "AlexDB does not implement iter_start_ts (reading every version)",
+            ));
+        }
+        match (comparator, &readopts.timestamp) {
+            (None, None) => Ok(None),
+            (Some(comparator), Some(read_ts)) => {
+                timestamped::check_size(comparator, read_ts)?;
+                timestamped::check_read_above(&self.engine, KeyspaceId(cf), comparator, read_ts)?;
+                Ok(Some((comparator.clone(), read_ts.clone())))
+            }
+            (Some(_), None) => Err(Error::invalid_argument(format_args!(
+                "cannot call this method on column family {} that enables timestamp",
+                family.name
+            ))),
+            (None, Some(_)) => Err(Error::invalid_argument(format_args!(
+                "cannot call this method on column family {} that does not enable timestamp",
+                family.name
+            ))),
+        }
+    }
+
+    /// Fails as RocksDB's plain writes (`put`, `delete`, `merge`, ...) do
+    /// on column family `cf` if it has user timestamps.
+    pub(crate) fn check_no_timestamps(&self, cf: u32) -> Result<(), Error> {
+        match self.families().get(&cf) {
+            Some(family) if family.timestamps().is_some() => {
+                Err(Error::invalid_argument(format_args!(
+                    "cannot call this method on column family {} that enables timestamp",
+                    family.name
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// `readopts` pinned to one point in time: itself if it names a
@@ -342,6 +441,7 @@ impl Core {
         to: &[u8],
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
+        self.check_no_timestamps(cf)?;
         let mut batch = crate::WriteBatch::default();
         batch.delete_range_in(cf, from, to);
         self.write(&batch, writeopts)
@@ -359,6 +459,18 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
+        let families = self.families();
+        if ops
+            .iter()
+            .filter_map(BatchOp::cf)
+            .any(|cf| families.get(&cf).is_some_and(|f| f.timestamps().is_some()))
+        {
+            return Err(Error::not_supported(
+                "AlexDB does not implement transactions on column families with user-defined \
+                 timestamps",
+            ));
+        }
+        drop(families);
         self.apply(&ops, writeopts, watched, batch.size_in_bytes())
     }
 
@@ -418,26 +530,29 @@ fn translate(
     out: &mut alexdb_engine::WriteBatch,
 ) -> Result<(), Error> {
     let cf = match op {
-        BatchOp::Put { cf, .. }
-        | BatchOp::Delete { cf, .. }
-        | BatchOp::SingleDelete { cf, .. }
-        | BatchOp::Merge { cf, .. }
-        | BatchOp::DeleteRange { cf, .. } => cf,
         BatchOp::LogData(blob) => {
             out.log_data(blob);
             return Ok(());
         }
         BatchOp::Noop => return Ok(()),
+        _ => op.cf().unwrap_or_default(),
     };
-    if !families.contains_key(&cf) {
+    let Some(family) = families.get(&cf) else {
         if writeopts.ignore_missing_column_families() {
             return Ok(());
         }
         return Err(Error::invalid_argument(
             "Invalid column family specified in write batch",
         ));
-    }
+    };
     let ks = KeyspaceId(cf);
+    if let Some(comparator) = family.timestamps() {
+        let stamp_value = |value: &[u8]| match stamp {
+            Some(now) => ttl::stamped(value, now),
+            None => value.to_vec(),
+        };
+        return timestamped::translate(op, ks, comparator.timestamp_size, stamp_value, out);
+    }
     match op {
         BatchOp::Put { key, value, .. } => match stamp {
             Some(now) => out.put(ks, key, &ttl::stamped(value, now)),

@@ -430,14 +430,6 @@ fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<
             "AlexDB does not run compaction filter factories ({name})"
         )));
     }
-    let with_ts = std::iter::once(opts)
-        .chain(cfs.iter().map(|cf| &cf.options))
-        .any(|o| o.comparator.as_ref().is_some_and(|c| c.timestamp_size > 0));
-    if with_ts {
-        return Err(Error::not_supported(
-            "AlexDB does not implement user-defined timestamps (set_comparator_with_ts)",
-        ));
-    }
     Ok(())
 }
 

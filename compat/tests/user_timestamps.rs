@@ -1,0 +1,216 @@
+//! User-defined timestamps: RocksDB's refusals (plain writes and reads
+//! without a timestamp on a timestamped column family, timestamps on a
+//! plain one, wrong sizes, reads below `full_history_ts_low`), the
+//! comparator's user-key order, snapshots, write batches,
+//! `get_updates_since` and `full_history_ts_low` across reopen.
+
+use std::cmp::Ordering;
+use std::path::Path;
+
+use alexdb as rocksdb;
+
+use rocksdb::{
+    ColumnFamilyDescriptor, CompactOptions, DB, ErrorKind, IteratorMode, Options, ReadOptions,
+    WriteBatch,
+};
+
+fn compare_ts(a: &[u8], b: &[u8]) -> Ordering {
+    u64::from_le_bytes(a.try_into().unwrap()).cmp(&u64::from_le_bytes(b.try_into().unwrap()))
+}
+
+/// User keys in *reverse* bytewise order, to see that iterators follow
+/// the comparator's user-key order.
+fn reverse_without_ts(a: &[u8], a_ts: bool, b: &[u8], b_ts: bool) -> Ordering {
+    let a = if a_ts { &a[..a.len() - 8] } else { a };
+    let b = if b_ts { &b[..b.len() - 8] } else { b };
+    b.cmp(a)
+}
+
+fn compare(a: &[u8], b: &[u8]) -> Ordering {
+    reverse_without_ts(a, true, b, true)
+        .then_with(|| compare_ts(&a[a.len() - 8..], &b[b.len() - 8..]).reverse())
+}
+
+fn ts(n: u64) -> [u8; 8] {
+    n.to_le_bytes()
+}
+
+fn at(n: u64) -> ReadOptions {
+    let mut opts = ReadOptions::default();
+    opts.set_timestamp(ts(n));
+    opts
+}
+
+fn open(path: &Path) -> DB {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let mut cf = Options::default();
+    cf.set_comparator_with_ts(
+        "reverse-u64ts",
+        8,
+        Box::new(compare),
+        Box::new(compare_ts),
+        Box::new(reverse_without_ts),
+    );
+    let cfs = vec![
+        ColumnFamilyDescriptor::new("ts", cf),
+        ColumnFamilyDescriptor::new("plain", Options::default()),
+    ];
+    DB::open_cf_descriptors(&opts, path, cfs).unwrap()
+}
+
+fn kind<T: std::fmt::Debug>(result: Result<T, rocksdb::Error>) -> ErrorKind {
+    result.unwrap_err().kind()
+}
+
+#[test]
+fn plain_calls_on_a_timestamped_family_and_timestamps_on_a_plain_one_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let (cf, plain) = (db.cf_handle("ts").unwrap(), db.cf_handle("plain").unwrap());
+    let invalid = ErrorKind::InvalidArgument;
+    assert_eq!(kind(db.put_cf(cf, b"k", b"v")), invalid);
+    assert_eq!(kind(db.delete_cf(cf, b"k")), invalid);
+    assert_eq!(kind(db.delete_range_cf(cf, b"a", b"z")), invalid);
+    assert_eq!(kind(db.get_cf(cf, b"k")), invalid);
+    assert_eq!(kind(db.put_cf_with_ts(cf, b"k", [1u8; 4], b"v")), invalid);
+    assert_eq!(
+        kind(db.get_cf_opt(cf, b"k", &{
+            let mut o = ReadOptions::default();
+            o.set_timestamp([1u8; 4]);
+            o
+        })),
+        invalid
+    );
+    assert_eq!(kind(db.put_cf_with_ts(plain, b"k", ts(1), b"v")), invalid);
+    assert_eq!(kind(db.get_cf_opt(plain, b"k", &at(1))), invalid);
+    assert_eq!(kind(db.get_full_history_ts_low(plain)), invalid);
+    let mut iter = db.raw_iterator_cf(cf);
+    iter.seek_to_first();
+    assert!(!iter.valid());
+    assert_eq!(iter.status().unwrap_err().kind(), invalid);
+    let mut batch = WriteBatch::default();
+    batch.put_cf(cf, b"", b"too short for a timestamp");
+    assert_eq!(kind(db.write(batch)), invalid);
+    // Nothing was written.
+    let mut iter = db.raw_iterator_cf_opt(cf, at(u64::MAX));
+    iter.seek_to_first();
+    assert!(!iter.valid());
+    iter.status().unwrap();
+}
+
+#[test]
+fn iterators_follow_the_comparator_s_user_key_order_and_report_timestamps() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let cf = db.cf_handle("ts").unwrap();
+    for (key, t) in [(b"a", 1), (b"b", 2), (b"c", 3), (b"a", 4)] {
+        db.put_cf_with_ts(cf, key, ts(t), [t as u8]).unwrap();
+    }
+    let keys = |n: u64| -> Vec<Vec<u8>> {
+        db.iterator_cf_opt(cf, at(n), IteratorMode::Start)
+            .map(|item| item.unwrap().0.to_vec())
+            .collect()
+    };
+    assert_eq!(keys(9), [b"c".to_vec(), b"b".to_vec(), b"a".to_vec()]);
+    assert_eq!(keys(2), [b"b".to_vec(), b"a".to_vec()]);
+    let mut iter = db.raw_iterator_cf_opt(cf, at(9));
+    assert_eq!(iter.timestamp(), None);
+    iter.seek(b"b");
+    assert_eq!(
+        (iter.key(), iter.timestamp()),
+        (Some(&b"b"[..]), Some(&ts(2)[..]))
+    );
+    iter.next();
+    assert_eq!(
+        (iter.key(), iter.value()),
+        (Some(&b"a"[..]), Some(&[4u8][..]))
+    );
+    assert_eq!(iter.timestamp(), Some(&ts(4)[..]));
+    iter.seek_for_prev(b"bb");
+    assert_eq!(iter.key(), Some(&b"c"[..]));
+    iter.next();
+    iter.next();
+    iter.next();
+    assert_eq!(iter.timestamp(), None);
+}
+
+#[test]
+fn a_snapshot_read_at_a_timestamp_sees_the_versions_of_its_moment() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let cf = db.cf_handle("ts").unwrap();
+    db.put_cf_with_ts(cf, b"k", ts(5), b"old").unwrap();
+    let snapshot = db.snapshot();
+    db.put_cf_with_ts(cf, b"k", ts(3), b"older ts, newer write")
+        .unwrap();
+    db.delete_cf_with_ts(cf, b"k", ts(7)).unwrap();
+    let mut opts = at(9);
+    assert_eq!(db.get_cf_opt(cf, b"k", &opts).unwrap(), None);
+    assert_eq!(
+        snapshot
+            .get_cf_opt(cf, b"k", opts.clone())
+            .unwrap()
+            .unwrap(),
+        b"old"
+    );
+    opts.set_timestamp(ts(4));
+    assert_eq!(snapshot.get_cf_opt(cf, b"k", opts.clone()).unwrap(), None);
+    assert_eq!(
+        db.get_cf_opt(cf, b"k", &opts).unwrap().unwrap(),
+        b"older ts, newer write"
+    );
+}
+
+#[test]
+fn batches_write_versions_and_get_updates_since_logs_them_as_rocksdb_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let cf = db.cf_handle("ts").unwrap();
+    let mut batch = WriteBatch::default();
+    batch.put_cf_with_ts(cf, b"k", ts(1), b"v1");
+    batch.delete_cf_with_ts(cf, b"k", ts(2));
+    let written = batch.data().to_vec();
+    db.write(batch).unwrap();
+    assert_eq!(db.get_cf_opt(cf, b"k", &at(1)).unwrap().unwrap(), b"v1");
+    assert_eq!(db.get_cf_opt(cf, b"k", &at(2)).unwrap(), None);
+    let (seq, logged) = db.get_updates_since(0).unwrap().next().unwrap().unwrap();
+    assert_eq!(seq, 1);
+    assert_eq!(logged.data()[12..], written[12..]);
+}
+
+#[test]
+fn full_history_ts_low_only_rises_survives_reopen_and_fences_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        let cf = db.cf_handle("ts").unwrap();
+        assert_eq!(db.get_full_history_ts_low(cf).unwrap(), Vec::<u8>::new());
+        db.put_cf_with_ts(cf, b"k", ts(1), b"v1").unwrap();
+        db.put_cf_with_ts(cf, b"k", ts(5), b"v5").unwrap();
+        db.increase_full_history_ts_low(cf, ts(3)).unwrap();
+        let lower = db.increase_full_history_ts_low(cf, ts(2));
+        assert_eq!(kind(lower), ErrorKind::InvalidArgument);
+        // A compaction over a key range may not raise it: nothing happens.
+        let mut raise = CompactOptions::default();
+        raise.set_full_history_ts_low(ts(9));
+        db.compact_range_cf_opt(cf, Some(b"a"), None::<&[u8]>, &raise);
+        assert_eq!(db.get_full_history_ts_low(cf).unwrap(), ts(3));
+    }
+    let db = open(dir.path());
+    let cf = db.cf_handle("ts").unwrap();
+    assert_eq!(db.get_full_history_ts_low(cf).unwrap(), ts(3));
+    assert_eq!(
+        kind(db.get_cf_opt(cf, b"k", &at(2))),
+        ErrorKind::InvalidArgument
+    );
+    assert_eq!(db.get_cf_opt(cf, b"k", &at(3)).unwrap().unwrap(), b"v1");
+    assert_eq!(db.get_cf_opt(cf, b"k", &at(5)).unwrap().unwrap(), b"v5");
+    // Its bookkeeping is no user key.
+    let all: Vec<_> = db
+        .iterator_cf_opt(cf, at(9), IteratorMode::Start)
+        .map(|item| item.unwrap().0.to_vec())
+        .collect();
+    assert_eq!(all, [b"k".to_vec()]);
+}
