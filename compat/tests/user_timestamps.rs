@@ -91,7 +91,12 @@ fn plain_calls_on_a_timestamped_family_and_timestamps_on_a_plain_one_are_refused
     assert!(!iter.valid());
     assert_eq!(iter.status().unwrap_err().kind(), invalid);
     let mut batch = WriteBatch::default();
-    batch.put_cf(cf, b"", b"too short for a timestamp");
+    batch.put_cf(cf, b"a key of more than eight bytes", b"v");
+    assert_eq!(kind(db.write(batch)), invalid);
+    let mut batch = WriteBatch::default();
+    batch.put_cf_with_ts(cf, b"k", ts(1), b"v");
+    batch.put_cf(plain, b"k", b"v");
+    batch.delete_cf(cf, b"no timestamp");
     assert_eq!(kind(db.write(batch)), invalid);
     // Nothing was written.
     let mut iter = db.raw_iterator_cf_opt(cf, at(u64::MAX));
@@ -213,4 +218,21 @@ fn full_history_ts_low_only_rises_survives_reopen_and_fences_reads() {
         .map(|item| item.unwrap().0.to_vec())
         .collect();
     assert_eq!(all, [b"k".to_vec()]);
+}
+
+#[test]
+fn compaction_filters_on_a_timestamped_family_are_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_comparator_with_ts(
+        "reverse-u64ts",
+        8,
+        Box::new(compare),
+        Box::new(compare_ts),
+        Box::new(reverse_without_ts),
+    );
+    opts.set_compaction_filter("keep", |_, _, _| rocksdb::compaction_filter::Decision::Keep);
+    let err = DB::open(&opts, dir.path()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotSupported);
 }

@@ -62,6 +62,20 @@ impl FamilyInfo {
         self.comparator.as_ref().filter(|c| c.timestamp_size > 0)
     }
 
+    /// Fails with `Not implemented` for what AlexDB does not run on a
+    /// column family with user timestamps: compaction filters and TTL
+    /// expiry (both rewrite stored entries, which there are versions).
+    pub(crate) fn check_supported(&self) -> Result<(), Error> {
+        if self.timestamps().is_some() && (self.compaction_filter.is_some() || self.ttl.is_some()) {
+            return Err(Error::not_supported(format_args!(
+                "AlexDB does not run compaction filters or TTL on column family {}, which has \
+                 user-defined timestamps",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
     /// Describes column family `id` opened or created with `opts`, and
     /// gives the engine its merge operator.
     pub(crate) fn register(
@@ -77,14 +91,16 @@ impl FamilyInfo {
                 merge_operator.as_ref().map(MergeOperator::engine_function),
             )
             .rocks()?;
-        Ok(Self {
+        let info = Self {
             name: name.to_owned(),
             prefix_extractor: opts.prefix_extractor.clone(),
             merge_operator,
             compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
             comparator: opts.comparator.clone(),
             ttl: None,
-        })
+        };
+        info.check_supported()?;
+        Ok(info)
     }
 }
 
@@ -296,6 +312,11 @@ impl Core {
     pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
         let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
         if let Some((comparator, read_ts)) = self.read_timestamp(cf, readopts)? {
+            if readopts.iter_start_ts.is_some() {
+                return Err(Error::not_supported(
+                    "AlexDB does not implement iter_start_ts (iterating every version)",
+                ));
+            }
             let cursor = self.raw_cursor(cf, KeyRange::default(), readopts)?;
             let entries = SortedEntries::at_timestamp(
                 cursor,
@@ -354,11 +375,6 @@ impl Core {
             return Ok(None);
         };
         let comparator = family.timestamps();
-        if readopts.iter_start_ts.is_some() {
-            return Err(Error::not_supported(
-                "AlexDB does not implement iter_start_ts (reading every version)",
-            ));
-        }
         match (comparator, &readopts.timestamp) {
             (None, None) => Ok(None),
             (Some(comparator), Some(read_ts)) => {
@@ -375,6 +391,21 @@ impl Core {
                 family.name
             ))),
         }
+    }
+
+    /// Fails as RocksDB does for a batch written through a handle of a
+    /// column family with user timestamps without giving one (`untimed`).
+    fn check_timestamps_set(&self, untimed: &[u32]) -> Result<(), Error> {
+        let families = self.families();
+        if untimed
+            .iter()
+            .any(|cf| families.get(cf).is_some_and(|f| f.timestamps().is_some()))
+        {
+            return Err(Error::invalid_argument(
+                "write batch must have timestamp(s) set",
+            ));
+        }
+        Ok(())
     }
 
     /// Fails as RocksDB's plain writes (`put`, `delete`, `merge`, ...) do
@@ -425,6 +456,7 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
+        self.check_timestamps_set(batch.untimed_families())?;
         match &self.plain_write_locks {
             Some(locks) => locks.around(&ops, || {
                 self.apply(&ops, writeopts, &[], batch.size_in_bytes())

@@ -489,6 +489,7 @@ fn open_families(
         };
         let mut info = FamilyInfo::register(engine, id, &cf.name, &cf.options)?;
         info.ttl = db_ttl.and_then(|_| super::ttl::family_ttl(db_ttl, cf.ttl));
+        info.check_supported()?;
         families.insert(id.0, info);
     }
     Ok(families)
