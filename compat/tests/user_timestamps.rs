@@ -7,38 +7,21 @@
 use std::cmp::Ordering;
 use std::path::Path;
 
+#[path = "common/u64_timestamps.rs"]
+mod u64_timestamps;
+
 use alexdb as rocksdb;
 
 use rocksdb::{
     ColumnFamilyDescriptor, CompactOptions, DB, ErrorKind, IteratorMode, Options, ReadOptions,
     WriteBatch,
 };
-
-fn compare_ts(a: &[u8], b: &[u8]) -> Ordering {
-    u64::from_le_bytes(a.try_into().unwrap()).cmp(&u64::from_le_bytes(b.try_into().unwrap()))
-}
+use u64_timestamps::{read_at, set_u64_comparator, ts};
 
 /// User keys in *reverse* bytewise order, to see that iterators follow
 /// the comparator's user-key order.
-fn reverse_without_ts(a: &[u8], a_ts: bool, b: &[u8], b_ts: bool) -> Ordering {
-    let a = if a_ts { &a[..a.len() - 8] } else { a };
-    let b = if b_ts { &b[..b.len() - 8] } else { b };
+fn reverse(a: &[u8], b: &[u8]) -> Ordering {
     b.cmp(a)
-}
-
-fn compare(a: &[u8], b: &[u8]) -> Ordering {
-    reverse_without_ts(a, true, b, true)
-        .then_with(|| compare_ts(&a[a.len() - 8..], &b[b.len() - 8..]).reverse())
-}
-
-fn ts(n: u64) -> [u8; 8] {
-    n.to_le_bytes()
-}
-
-fn at(n: u64) -> ReadOptions {
-    let mut opts = ReadOptions::default();
-    opts.set_timestamp(ts(n));
-    opts
 }
 
 fn open(path: &Path) -> DB {
@@ -46,13 +29,7 @@ fn open(path: &Path) -> DB {
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     let mut cf = Options::default();
-    cf.set_comparator_with_ts(
-        "reverse-u64ts",
-        8,
-        Box::new(compare),
-        Box::new(compare_ts),
-        Box::new(reverse_without_ts),
-    );
+    set_u64_comparator(&mut cf, reverse);
     let cfs = vec![
         ColumnFamilyDescriptor::new("ts", cf),
         ColumnFamilyDescriptor::new("plain", Options::default()),
@@ -84,7 +61,7 @@ fn plain_calls_on_a_timestamped_family_and_timestamps_on_a_plain_one_are_refused
         invalid
     );
     assert_eq!(kind(db.put_cf_with_ts(plain, b"k", ts(1), b"v")), invalid);
-    assert_eq!(kind(db.get_cf_opt(plain, b"k", &at(1))), invalid);
+    assert_eq!(kind(db.get_cf_opt(plain, b"k", &read_at(1))), invalid);
     assert_eq!(kind(db.get_full_history_ts_low(plain)), invalid);
     let mut iter = db.raw_iterator_cf(cf);
     iter.seek_to_first();
@@ -99,7 +76,7 @@ fn plain_calls_on_a_timestamped_family_and_timestamps_on_a_plain_one_are_refused
     batch.delete_cf(cf, b"no timestamp");
     assert_eq!(kind(db.write(batch)), invalid);
     // Nothing was written.
-    let mut iter = db.raw_iterator_cf_opt(cf, at(u64::MAX));
+    let mut iter = db.raw_iterator_cf_opt(cf, read_at(u64::MAX));
     iter.seek_to_first();
     assert!(!iter.valid());
     iter.status().unwrap();
@@ -114,13 +91,13 @@ fn iterators_follow_the_comparator_s_user_key_order_and_report_timestamps() {
         db.put_cf_with_ts(cf, key, ts(t), [t as u8]).unwrap();
     }
     let keys = |n: u64| -> Vec<Vec<u8>> {
-        db.iterator_cf_opt(cf, at(n), IteratorMode::Start)
+        db.iterator_cf_opt(cf, read_at(n), IteratorMode::Start)
             .map(|item| item.unwrap().0.to_vec())
             .collect()
     };
     assert_eq!(keys(9), [b"c".to_vec(), b"b".to_vec(), b"a".to_vec()]);
     assert_eq!(keys(2), [b"b".to_vec(), b"a".to_vec()]);
-    let mut iter = db.raw_iterator_cf_opt(cf, at(9));
+    let mut iter = db.raw_iterator_cf_opt(cf, read_at(9));
     assert_eq!(iter.timestamp(), None);
     iter.seek(b"b");
     assert_eq!(
@@ -151,7 +128,7 @@ fn a_snapshot_read_at_a_timestamp_sees_the_versions_of_its_moment() {
     db.put_cf_with_ts(cf, b"k", ts(3), b"older ts, newer write")
         .unwrap();
     db.delete_cf_with_ts(cf, b"k", ts(7)).unwrap();
-    let mut opts = at(9);
+    let mut opts = read_at(9);
     assert_eq!(db.get_cf_opt(cf, b"k", &opts).unwrap(), None);
     assert_eq!(
         snapshot
@@ -178,8 +155,11 @@ fn batches_write_versions_and_get_updates_since_logs_them_as_rocksdb_does() {
     batch.delete_cf_with_ts(cf, b"k", ts(2));
     let written = batch.data().to_vec();
     db.write(batch).unwrap();
-    assert_eq!(db.get_cf_opt(cf, b"k", &at(1)).unwrap().unwrap(), b"v1");
-    assert_eq!(db.get_cf_opt(cf, b"k", &at(2)).unwrap(), None);
+    assert_eq!(
+        db.get_cf_opt(cf, b"k", &read_at(1)).unwrap().unwrap(),
+        b"v1"
+    );
+    assert_eq!(db.get_cf_opt(cf, b"k", &read_at(2)).unwrap(), None);
     let (seq, logged) = db.get_updates_since(0).unwrap().next().unwrap().unwrap();
     assert_eq!(seq, 1);
     assert_eq!(logged.data()[12..], written[12..]);
@@ -207,14 +187,20 @@ fn full_history_ts_low_only_rises_survives_reopen_and_fences_reads() {
     let cf = db.cf_handle("ts").unwrap();
     assert_eq!(db.get_full_history_ts_low(cf).unwrap(), ts(3));
     assert_eq!(
-        kind(db.get_cf_opt(cf, b"k", &at(2))),
+        kind(db.get_cf_opt(cf, b"k", &read_at(2))),
         ErrorKind::InvalidArgument
     );
-    assert_eq!(db.get_cf_opt(cf, b"k", &at(3)).unwrap().unwrap(), b"v1");
-    assert_eq!(db.get_cf_opt(cf, b"k", &at(5)).unwrap().unwrap(), b"v5");
+    assert_eq!(
+        db.get_cf_opt(cf, b"k", &read_at(3)).unwrap().unwrap(),
+        b"v1"
+    );
+    assert_eq!(
+        db.get_cf_opt(cf, b"k", &read_at(5)).unwrap().unwrap(),
+        b"v5"
+    );
     // Its bookkeeping is no user key.
     let all: Vec<_> = db
-        .iterator_cf_opt(cf, at(9), IteratorMode::Start)
+        .iterator_cf_opt(cf, read_at(9), IteratorMode::Start)
         .map(|item| item.unwrap().0.to_vec())
         .collect();
     assert_eq!(all, [b"k".to_vec()]);
@@ -225,13 +211,7 @@ fn compaction_filters_on_a_timestamped_family_are_refused_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let mut opts = Options::default();
     opts.create_if_missing(true);
-    opts.set_comparator_with_ts(
-        "reverse-u64ts",
-        8,
-        Box::new(compare),
-        Box::new(compare_ts),
-        Box::new(reverse_without_ts),
-    );
+    set_u64_comparator(&mut opts, reverse);
     opts.set_compaction_filter("keep", |_, _, _| rocksdb::compaction_filter::Decision::Keep);
     let err = DB::open(&opts, dir.path()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotSupported);
