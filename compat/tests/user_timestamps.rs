@@ -216,3 +216,29 @@ fn compaction_filters_on_a_timestamped_family_are_refused_at_open() {
     let err = DB::open(&opts, dir.path()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotSupported);
 }
+
+#[test]
+fn transactions_writing_a_timestamped_family_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let mut cf_opts = Options::default();
+    set_u64_comparator(&mut cf_opts, reverse);
+    let cfs = vec![ColumnFamilyDescriptor::new("ts", cf_opts)];
+    let db: rocksdb::TransactionDB = rocksdb::TransactionDB::open_cf_descriptors(
+        &opts,
+        &rocksdb::TransactionDBOptions::default(),
+        dir.path(),
+        cfs,
+    )
+    .unwrap();
+    let cf = db.cf_handle("ts").unwrap();
+    let txn = db.transaction();
+    txn.put_cf(cf, b"key and ts", b"v").unwrap();
+    assert_eq!(txn.commit().unwrap_err().kind(), ErrorKind::NotSupported);
+    assert_eq!(
+        db.get_cf(cf, b"key and ts").unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+}

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -125,6 +126,10 @@ pub struct Core {
     pub(crate) file_holds: Mutex<Vec<FileHold>>,
     /// Held while a `full_history_ts_low` is raised (`timestamped/`).
     pub(crate) raising_history_low: Mutex<()>,
+    /// Whether a column family with user timestamps was ever opened or
+    /// created: until then reads and writes skip every timestamp check
+    /// (and the lock on the column families those take).
+    timestamped_families: AtomicBool,
 }
 
 impl Core {
@@ -135,6 +140,7 @@ impl Core {
         statistics: Option<Arc<Statistics>>,
         identity: Vec<u8>,
     ) -> Self {
+        let timestamped = families.values().any(|f| f.timestamps().is_some());
         Self {
             engine,
             read_only,
@@ -146,7 +152,21 @@ impl Core {
             logger: None,
             file_holds: Mutex::new(Vec::new()),
             raising_history_low: Mutex::new(()),
+            timestamped_families: AtomicBool::new(timestamped),
         }
+    }
+
+    /// Notes that column family `info`, just opened or created, may have
+    /// user timestamps.
+    pub(crate) fn note_family(&self, info: &FamilyInfo) {
+        if info.timestamps().is_some() {
+            self.timestamped_families.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether no column family with user timestamps was ever opened.
+    fn no_timestamps(&self) -> bool {
+        !self.timestamped_families.load(Ordering::Acquire)
     }
 
     /// Makes every plain write lock its keys in `locks` first.
@@ -370,6 +390,9 @@ impl Core {
         cf: u32,
         readopts: &ReadOptions,
     ) -> Result<Option<(Comparator, Vec<u8>)>, Error> {
+        if readopts.timestamp.is_none() && self.no_timestamps() {
+            return Ok(None);
+        }
         let families = self.families();
         let Some(family) = families.get(&cf) else {
             return Ok(None);
@@ -396,6 +419,9 @@ impl Core {
     /// Fails as RocksDB does for a batch written through a handle of a
     /// column family with user timestamps without giving one (`untimed`).
     fn check_timestamps_set(&self, untimed: &[u32]) -> Result<(), Error> {
+        if untimed.is_empty() || self.no_timestamps() {
+            return Ok(());
+        }
         let families = self.families();
         if untimed
             .iter()
@@ -408,9 +434,32 @@ impl Core {
         Ok(())
     }
 
+    /// Fails with `Not implemented` if a transaction's `ops` write a column
+    /// family with user timestamps.
+    fn check_untimestamped(&self, ops: &[BatchOp<'_>]) -> Result<(), Error> {
+        if self.no_timestamps() {
+            return Ok(());
+        }
+        let families = self.families();
+        if ops
+            .iter()
+            .filter_map(BatchOp::cf)
+            .any(|cf| families.get(&cf).is_some_and(|f| f.timestamps().is_some()))
+        {
+            return Err(Error::not_supported(
+                "AlexDB does not implement transactions on column families with user-defined \
+                 timestamps",
+            ));
+        }
+        Ok(())
+    }
+
     /// Fails as RocksDB's plain writes (`put`, `delete`, `merge`, ...) do
     /// on column family `cf` if it has user timestamps.
     pub(crate) fn check_no_timestamps(&self, cf: u32) -> Result<(), Error> {
+        if self.no_timestamps() {
+            return Ok(());
+        }
         match self.families().get(&cf) {
             Some(family) if family.timestamps().is_some() => {
                 Err(Error::invalid_argument(format_args!(
@@ -491,18 +540,7 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
-        let families = self.families();
-        if ops
-            .iter()
-            .filter_map(BatchOp::cf)
-            .any(|cf| families.get(&cf).is_some_and(|f| f.timestamps().is_some()))
-        {
-            return Err(Error::not_supported(
-                "AlexDB does not implement transactions on column families with user-defined \
-                 timestamps",
-            ));
-        }
-        drop(families);
+        self.check_untimestamped(&ops)?;
         self.apply(&ops, writeopts, watched, batch.size_in_bytes())
     }
 
