@@ -137,3 +137,20 @@ fn a_damaged_log_data_record_is_corruption() {
         Ok(_) => panic!("a flipped log-data byte went unnoticed"),
     }
 }
+
+#[test]
+fn trailing_log_data_keeps_the_number_an_empty_range_delete_took_after_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = common::open(dir.path());
+        let ks = db.keyspace("default").unwrap();
+        let mut batch = WriteBatch::new();
+        batch.put(ks, b"a", b"1");
+        batch.delete_range(ks, b"z", b"a"); // empty: no record, one number
+        batch.log_data(BLOB);
+        db.write(&batch, &WriteOptions::default()).unwrap();
+        assert_eq!(db.latest_sequence_number(), 2);
+    }
+    let db = common::open(dir.path());
+    assert_eq!(db.latest_sequence_number(), 2);
+}

@@ -281,7 +281,8 @@ impl Core {
         let trim = self.value_trim();
         let value = match self.read_timestamp(cf, readopts)? {
             Some((comparator, read_ts)) => {
-                let cursor = self.raw_cursor(cf, KeyRange::default(), readopts)?;
+                let versions = timestamped::versions_range(key);
+                let cursor = self.raw_cursor(cf, versions, readopts)?;
                 timestamped::get(cursor, key, &comparator, &read_ts)?
                     .map(|v| v[..v.len().saturating_sub(trim)].to_vec())
             }

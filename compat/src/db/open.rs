@@ -418,8 +418,9 @@ fn secondary_unsupported(path: &Path) -> Error {
     ))
 }
 
-/// AlexDB orders keys bytewise only; a custom comparator would silently
-/// change iteration order, so it is refused.
+/// Refuses what AlexDB cannot run yet: compaction filter factories.
+/// (Custom comparators and user timestamps are served; see
+/// `family_cursor.rs` and `timestamped/`.)
 fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
     let all = std::iter::once(opts).chain(cfs.iter().map(|cf| &cf.options));
     if let Some(name) = all

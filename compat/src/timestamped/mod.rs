@@ -23,7 +23,7 @@ mod history_low;
 mod key;
 mod version;
 
-use alexdb_engine::{Cursor, KeyspaceId};
+use alexdb_engine::{Cursor, KeyRange, KeyspaceId};
 
 use crate::Error;
 use crate::comparator::Comparator;
@@ -72,9 +72,19 @@ pub(crate) fn translate(
     Ok(())
 }
 
+/// The range of stored keys holding the versions of `user_key`, for the
+/// cursor [`get`] reads through.
+pub(crate) fn versions_range(user_key: &[u8]) -> KeyRange {
+    let (start, end) = key::versions_of(user_key);
+    KeyRange {
+        lower: Some(start),
+        upper: Some(end),
+    }
+}
+
 /// The stored value (the user's value, then a TTL stamp if any) of
-/// `user_key` visible at `read_ts`, read through `cursor` (over the whole
-/// keyspace) .
+/// `user_key` visible at `read_ts`, read through `cursor` (over the
+/// keyspace, or at least [`versions_range`]).
 pub(crate) fn get(
     mut cursor: Cursor,
     user_key: &[u8],
