@@ -83,6 +83,8 @@ fn check_reads(db: &DB, model: &Model) {
                 db.get_cf_opt(cf, &key, &opts).unwrap(),
                 want.get(&key).cloned()
             );
+            let pinned = db.get_pinned_cf_opt(cf, &key, &opts).unwrap();
+            assert_eq!(pinned.as_deref(), want.get(&key).map(Vec::as_slice));
         }
         let keys: Vec<Vec<u8>> = (0..6).map(user_key).collect();
         let got: Vec<Option<Vec<u8>>> = db
@@ -92,6 +94,12 @@ fn check_reads(db: &DB, model: &Model) {
             .collect();
         let expected: Vec<Option<Vec<u8>>> = keys.iter().map(|k| want.get(k).cloned()).collect();
         assert_eq!(got, expected);
+        let batched: Vec<Option<Vec<u8>>> = db
+            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+            .into_iter()
+            .map(|r| r.unwrap().map(|v| v.to_vec()))
+            .collect();
+        assert_eq!(batched, expected);
         check_iterators(db, &opts, &want);
     }
 }
