@@ -56,7 +56,8 @@ impl DBWALIterator {
 fn to_write_batch(batch: &LoggedBatch, timestamp_sizes: &BTreeMap<u32, usize>) -> WriteBatch {
     let mut out = WriteBatch::default();
     for record in &batch.records {
-        if let Some(&ts_size) = timestamp_sizes.get(&record.keyspace) {
+        let timestamp_size = timestamp_sizes.get(&record.keyspace);
+        if let (Some(&ts_size), false) = (timestamp_size, record.kind == RecordKind::LogData) {
             match timestamped::logged(&record.key, &record.value, ts_size) {
                 Some((key, Some(value))) => out.put_in(record.keyspace, &key, value),
                 Some((key, None)) => out.delete_in(record.keyspace, &key),

@@ -242,3 +242,22 @@ fn transactions_writing_a_timestamped_family_are_refused() {
         ErrorKind::InvalidArgument
     );
 }
+
+#[test]
+fn log_data_in_a_database_whose_default_family_has_timestamps_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    set_u64_comparator(&mut opts, reverse);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    let mut batch = WriteBatch::default();
+    batch.put_log_data(b"the blob");
+    // Without a handle, the key's last bytes are its timestamp (RocksDB's
+    // batch does not know the default family's timestamp size).
+    batch.put([&b"k"[..], &ts(1)].concat(), b"v");
+    let written = batch.data().to_vec();
+    db.write(batch).unwrap();
+    let (_, logged) = db.get_updates_since(0).unwrap().next().unwrap().unwrap();
+    assert_eq!(logged.data()[12..], written[12..]);
+    assert_eq!(db.get_opt(b"k", &read_at(1)).unwrap().unwrap(), b"v");
+}
