@@ -20,6 +20,16 @@ pub(crate) struct Comparator {
     pub(crate) compare: Arc<CompareFn>,
     /// The timestamp size, for a timestamp-aware comparator.
     pub(crate) timestamp_size: usize,
+    /// A timestamp-aware comparator's functions (`None` for the others).
+    pub(crate) with_ts: Option<TimestampOrder>,
+}
+
+/// How a timestamp-aware comparator orders timestamps, and user keys
+/// without their timestamps.
+#[derive(Clone)]
+pub(crate) struct TimestampOrder {
+    pub(crate) compare_ts: Arc<CompareTsFn>,
+    pub(crate) compare_without_ts: Arc<CompareWithoutTsFn>,
 }
 
 // SAFETY: rocksdb 0.25's `CompareFn` has no `Send + Sync` bound, yet its
@@ -37,6 +47,23 @@ impl Comparator {
     /// Orders `a` and `b`.
     pub(crate) fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         (self.compare)(a, b)
+    }
+
+    /// Orders two user keys as an iterator does: for a timestamp-aware
+    /// comparator, keys without their timestamps; else [`Self::compare`].
+    pub(crate) fn compare_user_keys(&self, a: &[u8], b: &[u8]) -> Ordering {
+        match &self.with_ts {
+            Some(order) => (order.compare_without_ts)(a, false, b, false),
+            None => self.compare(a, b),
+        }
+    }
+
+    /// Orders two timestamps (bytewise for a comparator without them).
+    pub(crate) fn compare_timestamps(&self, a: &[u8], b: &[u8]) -> Ordering {
+        match &self.with_ts {
+            Some(order) => (order.compare_ts)(a, b),
+            None => a.cmp(b),
+        }
     }
 }
 

@@ -6,7 +6,9 @@
 //! another ordered structure: a copy of its entries at the iterator's
 //! moment (or snapshot), sorted by the comparator once when the iterator is
 //! made (`O(n log n)` in the column family's size), with the read options'
-//! bounds applied in the comparator's order.
+//! bounds applied in the comparator's order. A column family with user
+//! timestamps is read the same way, through the versions visible at the
+//! read timestamp (see `timestamped/`).
 
 use std::cmp::Ordering;
 
@@ -15,6 +17,7 @@ use alexdb_engine::Cursor;
 use crate::Error;
 use crate::comparator::Comparator;
 use crate::db::errors::from_engine_ref;
+use crate::timestamped::{self, VisibleEntry};
 
 /// A positioned reader over one column family's entries.
 pub(crate) struct FamilyCursor {
@@ -34,7 +37,8 @@ enum Order {
 
 /// A column family's entries sorted by its comparator, and a position.
 pub(crate) struct SortedEntries {
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Key, value and user timestamp (empty without timestamps).
+    entries: Vec<VisibleEntry>,
     comparator: Comparator,
     at: Option<usize>,
 }
@@ -51,27 +55,51 @@ impl SortedEntries {
         let mut entries = Vec::new();
         cursor.seek_to_first();
         while let Some(entry) = cursor.entry() {
-            entries.push((entry.key().to_vec(), entry.value().to_vec()));
+            entries.push((entry.key().to_vec(), entry.value().to_vec(), Vec::new()));
             cursor.forward();
         }
         cursor.status().map_err(from_engine_ref)?;
-        entries.sort_by(|a, b| comparator.compare(&a.0, &b.0));
-        entries.retain(|(key, _)| {
-            lower.is_none_or(|l| comparator.compare(key, l) != Ordering::Less)
-                && upper.is_none_or(|u| comparator.compare(key, u) == Ordering::Less)
+        Ok(Self::sorted(entries, comparator, lower, upper))
+    }
+
+    /// The versions of a column family with user timestamps visible at
+    /// `read_ts`, read through `cursor`, sorted by `comparator`'s user-key
+    /// order and kept within `[lower, upper)` by it.
+    pub(crate) fn at_timestamp(
+        cursor: Cursor,
+        comparator: Comparator,
+        read_ts: &[u8],
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> Result<Self, Error> {
+        let entries = timestamped::visible(cursor, &comparator, read_ts)?;
+        Ok(Self::sorted(entries, comparator, lower, upper))
+    }
+
+    fn sorted(
+        mut entries: Vec<VisibleEntry>,
+        comparator: Comparator,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> Self {
+        let cmp = &comparator;
+        entries.sort_by(|a, b| cmp.compare_user_keys(&a.0, &b.0));
+        entries.retain(|(key, _, _)| {
+            lower.is_none_or(|l| cmp.compare_user_keys(key, l) != Ordering::Less)
+                && upper.is_none_or(|u| cmp.compare_user_keys(key, u) == Ordering::Less)
         });
-        Ok(Self {
+        Self {
             entries,
             comparator,
             at: None,
-        })
+        }
     }
 
     fn seek(&mut self, key: &[u8]) {
         let cmp = &self.comparator;
         let index = self
             .entries
-            .partition_point(|(k, _)| cmp.compare(k, key) == Ordering::Less);
+            .partition_point(|(k, _, _)| cmp.compare_user_keys(k, key) == Ordering::Less);
         self.at = (index < self.entries.len()).then_some(index);
     }
 
@@ -79,8 +107,12 @@ impl SortedEntries {
         let cmp = &self.comparator;
         let index = self
             .entries
-            .partition_point(|(k, _)| cmp.compare(k, key) != Ordering::Greater);
+            .partition_point(|(k, _, _)| cmp.compare_user_keys(k, key) != Ordering::Greater);
         self.at = index.checked_sub(1);
+    }
+
+    fn current(&self) -> Option<&VisibleEntry> {
+        self.at.and_then(|at| self.entries.get(at))
     }
 }
 
@@ -111,11 +143,19 @@ impl FamilyCursor {
         let (key, value) = match &self.order {
             Order::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value()))?,
             Order::Sorted(sorted) => sorted
-                .at
-                .and_then(|at| sorted.entries.get(at))
-                .map(|(k, v)| (k.as_slice(), v.as_slice()))?,
+                .current()
+                .map(|(k, v, _)| (k.as_slice(), v.as_slice()))?,
         };
         Some((key, &value[..value.len().saturating_sub(self.trim)]))
+    }
+
+    /// The current entry's user timestamp: empty in a column family
+    /// without timestamps, `None` when not on an entry.
+    pub(crate) fn timestamp(&self) -> Option<&[u8]> {
+        match &self.order {
+            Order::Bytewise(cursor) => cursor.entry().map(|_| &[][..]),
+            Order::Sorted(sorted) => sorted.current().map(|(_, _, ts)| ts.as_slice()),
+        }
     }
 
     /// The error that stopped the cursor, if any.

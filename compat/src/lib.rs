@@ -52,6 +52,7 @@ mod prop_name;
 mod slice_transform;
 mod snapshot;
 mod sst_file_writer;
+mod timestamped;
 mod transactions;
 mod wal_iterator;
 mod write_batch;

@@ -80,19 +80,3 @@ fn a_snapshot_iterator_keeps_its_moment_in_comparator_order() {
     raw.prev();
     assert_eq!(raw.key(), Some(&b"c"[..]));
 }
-
-#[test]
-fn a_timestamp_comparator_is_refused_at_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.set_comparator_with_ts(
-        "ts",
-        8,
-        Box::new(reverse),
-        Box::new(reverse),
-        Box::new(|a: &[u8], _, b: &[u8], _| a.cmp(b)),
-    );
-    let err = DB::open(&opts, dir.path()).unwrap_err();
-    assert_eq!(err.kind(), rocksdb::ErrorKind::NotSupported);
-}

@@ -96,3 +96,35 @@ fn history_survives_a_reopen() {
         .collect();
     assert_eq!(seqs, [1, 2]);
 }
+
+#[test]
+fn log_data_comes_back_in_its_batch_and_takes_no_sequence_number() {
+    let (_dir, db) = open_with_cf();
+    let mut batch = WriteBatch::default();
+    batch.put(b"k", b"v");
+    batch.put_log_data(b"blob-one");
+    batch.put(b"l", b"w");
+    let written = batch.data().to_vec();
+    db.write(batch).unwrap();
+    assert_eq!(db.latest_sequence_number(), 2);
+    let mut alone = WriteBatch::default();
+    alone.put_log_data(b"blob-two");
+    assert_eq!(alone.len(), 0);
+    db.write(alone).unwrap();
+    assert_eq!(db.latest_sequence_number(), 2);
+    assert_eq!(db.get(b"").unwrap(), None);
+
+    let got: Vec<(u64, WriteBatch)> = db
+        .get_updates_since(0)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0, 1);
+    assert_eq!(got[0].1.len(), 2);
+    // The same records in the same order as written (the header's
+    // sequence number aside).
+    assert_eq!(got[0].1.data()[12..], written[12..]);
+    assert_eq!((got[1].0, got[1].1.len()), (3, 0));
+    assert!(got[1].1.data().windows(8).any(|w| w == b"blob-two"));
+}

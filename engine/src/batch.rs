@@ -42,6 +42,13 @@ pub enum BatchOp {
         /// First key kept.
         end: Vec<u8>,
     },
+    /// Keep `blob` in the log for readers of the write history
+    /// ([`crate::Db::batches_since`]). It takes no sequence number and is
+    /// never visible to reads.
+    LogData {
+        /// The bytes kept.
+        blob: Vec<u8>,
+    },
 }
 
 /// A list of writes that become durable and visible all at once: after any
@@ -97,17 +104,31 @@ impl WriteBatch {
         });
     }
 
+    /// Adds a log-data blob: kept in the log with the batch, returned by
+    /// [`crate::Db::batches_since`], never read by a get or a scan.
+    pub fn log_data(&mut self, blob: &[u8]) {
+        self.bytes += blob.len();
+        self.ops.push(BatchOp::LogData {
+            blob: blob.to_vec(),
+        });
+    }
+
     /// The operations, in order.
     pub fn ops(&self) -> &[BatchOp] {
         &self.ops
     }
 
-    /// Number of operations.
+    /// Number of sequence-numbered operations: every operation but log
+    /// data, which takes no sequence number (as in RocksDB's `Count()`).
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.ops
+            .iter()
+            .filter(|op| !matches!(op, BatchOp::LogData { .. }))
+            .count()
     }
 
-    /// Whether the batch is empty.
+    /// Whether the batch holds no operation at all (a batch of log data
+    /// alone is not empty: it is still written to the log).
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
@@ -138,6 +159,7 @@ impl WriteBatch {
                     check_value(value)?;
                 }
                 BatchOp::Delete { key, .. } => check_key(key)?,
+                BatchOp::LogData { blob } => check_value(blob)?,
                 BatchOp::DeleteRange { start, end, .. } => {
                     check_key(start)?;
                     check_key(end)?;

@@ -31,7 +31,8 @@ pub(crate) struct PendingRecord<'b> {
     pub operand: &'b [u8],
     /// The value: a put's, or the value a merge resolved to.
     pub value: Cow<'b, [u8]>,
-    /// Index of the batch operation the record comes from.
+    /// Offset of the record's batch operation among the batch's
+    /// sequence-numbered operations (log data is not one of them).
     pub op: usize,
 }
 
@@ -72,7 +73,12 @@ pub(crate) fn expand<'b>(
     let mut written = Written::new();
     let mut ranges: Vec<(u32, &[u8], &[u8])> = Vec::new();
     let mut out: Vec<PendingRecord<'b>> = Vec::with_capacity(batch.len());
-    for (op_index, op) in batch.ops().iter().enumerate() {
+    let mut numbered = 0;
+    for op in batch.ops() {
+        // An operation's offset in the batch's sequence numbers: log data
+        // takes none, so it shares the offset of the operation after it.
+        let op_index = numbered;
+        numbered += usize::from(!matches!(op, BatchOp::LogData { .. }));
         match op {
             BatchOp::Put {
                 keyspace,
@@ -136,6 +142,19 @@ pub(crate) fn expand<'b>(
                     r.value = Cow::Borrowed(end);
                     out.push(r);
                 }
+                continue;
+            }
+            BatchOp::LogData { blob } => {
+                // Kept in the default keyspace's place with no key; never
+                // indexed (see `log_writer`).
+                let mut r = PendingRecord::new(
+                    lookup(keyspaces, KeyspaceId(0))?,
+                    RecordKind::LogData,
+                    Cow::Borrowed(&[]),
+                    op_index,
+                );
+                r.value = Cow::Borrowed(blob);
+                out.push(r);
                 continue;
             }
         }

@@ -144,14 +144,21 @@ fn follow_segment(shared: &Shared, segment: &Segment, newest: bool) -> Result<bo
 /// Applies one batch frame's records as the writer did, then publishes its
 /// last sequence number.
 fn apply_frame(shared: &Shared, segment: &Segment, frame: &[(u64, RecordView<'_>)]) {
-    let Some(first_seq) = frame.iter().map(|(_, r)| r.seq).min() else {
+    // Log data is never indexed and takes no sequence number.
+    let sequenced = || frame.iter().filter(|(_, r)| r.kind != RecordKind::LogData);
+    let Some(first_seq) = sequenced().map(|(_, r)| r.seq).min() else {
         return;
     };
-    let last_seq = frame.iter().map(|(_, r)| r.seq).max().unwrap_or(first_seq);
+    let last_seq = sequenced().map(|(_, r)| r.seq).max().unwrap_or(first_seq);
     let keyspaces = shared.keyspaces.load();
     let mut records = Vec::with_capacity(frame.len());
     let mut locations = Vec::with_capacity(frame.len());
     for &(offset, r) in frame {
+        if r.kind == RecordKind::LogData {
+            // Dead bytes, as recovery counts them.
+            segment.add_dead(r.encoded_len as u64);
+            continue;
+        }
         segment.note_seq(r.seq);
         let Some(ks) = keyspaces.get(KeyspaceId(r.keyspace)) else {
             continue;
@@ -161,6 +168,7 @@ fn apply_frame(shared: &Shared, segment: &Segment, frame: &[(u64, RecordView<'_>
         // whether it is indexed).
         match r.kind {
             RecordKind::Put | RecordKind::Delete | RecordKind::Merge | RecordKind::RangeDelete => {}
+            RecordKind::LogData => continue,
         }
         records.push(PendingRecord {
             ks: ks.clone(),

@@ -26,21 +26,24 @@ use crate::shared::Shared;
 /// One record of a logged batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggedRecord {
-    /// Put, delete, merge or range delete.
+    /// Put, delete, merge, range delete or log data.
     pub kind: RecordKind,
     /// The keyspace written.
     pub keyspace: u32,
     /// The key.
     pub key: Vec<u8>,
     /// The value (empty for a delete, the operand of a merge, the first key
-    /// kept by a range delete, whose `key` is the first key deleted).
+    /// kept by a range delete, whose `key` is the first key deleted, the
+    /// blob of log data, whose `key` is empty).
     pub value: Vec<u8>,
 }
 
 /// One batch as the log holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggedBatch {
-    /// Sequence number of its first record (each record takes one).
+    /// Sequence number of its first record (each record but log data takes
+    /// one; a batch of log data alone has the number its next write would
+    /// have taken).
     pub seq: u64,
     /// Its records, in order.
     pub records: Vec<LoggedRecord>,
@@ -115,7 +118,9 @@ impl BatchLog {
         let mut frame_end = None;
         let mut last_seq = floor.saturating_sub(1);
         let outcome = scan_frames(&bytes[..written], |offset, record| {
-            last_seq = last_seq.max(record.seq);
+            if record.kind != RecordKind::LogData {
+                last_seq = last_seq.max(record.seq);
+            }
             if frame_end != Some(offset) {
                 batches.push(LoggedBatch {
                     seq: record.seq,
@@ -139,9 +144,20 @@ impl BatchLog {
         self.pending.extend(
             batches
                 .into_iter()
-                .filter(|b| b.seq > after && b.seq <= visible),
+                .filter(|b| b.seq > after && b.seq <= visible_end(b, visible)),
         );
         Ok(())
+    }
+}
+
+/// The last sequence number `batch` may start at to be returned: a batch of
+/// log data alone takes no sequence number, so it starts just above the
+/// sequence number visible when it was written.
+fn visible_end(batch: &LoggedBatch, visible: u64) -> u64 {
+    if batch.records.iter().all(|r| r.kind == RecordKind::LogData) {
+        visible + 1
+    } else {
+        visible
     }
 }
 

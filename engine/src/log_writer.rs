@@ -118,7 +118,8 @@ pub(crate) fn write_unless_changed(
     append_frame(shared, &mut w, records.len(), first_seq)?;
     apply(shared, &records, &locations, first_seq);
     let last_seq = w.next_seq - 1;
-    if records.last().is_some_and(|r| r.op + 1 < batch.len()) {
+    let numbered_records = records.iter().rev().find(|r| r.kind != RecordKind::LogData);
+    if numbered_records.map_or(0, |r| r.op + 1) < batch.len() {
         append_sequence_mark(shared, &mut w, last_seq)?;
     }
     shared.visible_seq.store(last_seq, Ordering::Release);
@@ -228,7 +229,7 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
     for r in records {
         let key: &[u8] = &r.key;
         let prev = match same_batch.get(&(r.ks.id().0, key)) {
-            _ if r.kind == RecordKind::RangeDelete => Location::NONE,
+            _ if is_unindexed(r.kind) => Location::NONE,
             Some(loc) => *loc,
             None => {
                 r.ks.index
@@ -236,7 +237,9 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
                     .map_or(Location::NONE, Location)
             }
         };
-        w.active.note_key(r.ks.id().0, key);
+        if r.kind != RecordKind::LogData {
+            w.active.note_key(r.ks.id().0, key);
+        }
         let offset = frame_start + frame.len() as u64;
         let loc = Location::new(segment_id, offset, r.kind == RecordKind::Delete);
         // Each batch operation consumes one sequence number; the deletes a
@@ -255,13 +258,20 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
             },
             &mut frame,
         );
-        if records.len() > 1 && r.kind != RecordKind::RangeDelete {
+        if records.len() > 1 && !is_unindexed(r.kind) {
             same_batch.insert((r.ks.id().0, key), loc);
         }
         locations.push(loc);
     }
     w.frame = frame;
     Ok(locations)
+}
+
+/// Whether records of `kind` stay out of the key's version chain: a range
+/// delete (kept in the keyspace's range tombstones) and log data (never
+/// read by key).
+fn is_unindexed(kind: RecordKind) -> bool {
+    matches!(kind, RecordKind::RangeDelete | RecordKind::LogData)
 }
 
 /// Fills in the frame header and appends the frame to the active segment.
@@ -320,7 +330,8 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Loc
     // keep is copied and no longer counted; the estimate errs towards
     // compacting.)
     for (r, &at) in records.iter().zip(locations) {
-        if r.kind == RecordKind::Delete {
+        // Log data is never indexed: dead from the start.
+        if matches!(r.kind, RecordKind::Delete | RecordKind::LogData) {
             account_dead(&table, at);
         }
     }
@@ -329,7 +340,7 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Loc
     keyspaces.dedup();
     for ks in keyspaces {
         let members: Vec<usize> = (0..records.len())
-            .filter(|&i| records[i].ks.id().0 == ks)
+            .filter(|&i| records[i].ks.id().0 == ks && records[i].kind != RecordKind::LogData)
             .collect();
         let Some(&first) = members.first() else {
             continue;

@@ -95,14 +95,38 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.compact_now();
     }
 
-    /// [`Self::compact_range`]; the options change nothing.
+    /// [`Self::compact_range`]; of the options, only
+    /// `set_full_history_ts_low` changes something.
     pub fn compact_range_opt<S: AsRef<[u8]>, E: AsRef<[u8]>>(
         &self,
         start: Option<S>,
         end: Option<E>,
-        _opts: &CompactOptions,
+        opts: &CompactOptions,
     ) {
-        self.compact_range(start, end);
+        if self.raise_history_low_for(0, start.is_some() || end.is_some(), opts) {
+            self.compact_range(start, end);
+        }
+    }
+
+    /// Raises `full_history_ts_low` of column family `cf` if `opts` asks:
+    /// whether the compaction goes ahead (RocksDB refuses a compaction
+    /// that raises it over a key range, or whose raise fails).
+    fn raise_history_low_for(&self, cf: u32, ranged: bool, opts: &CompactOptions) -> bool {
+        let Some(ts) = &opts.full_history_ts_low else {
+            return true;
+        };
+        if ranged {
+            self.core()
+                .log("AlexDB: Cannot specify compaction range with full_history_ts_low");
+            return false;
+        }
+        match self.raise_history_low(cf, ts) {
+            Ok(()) => true,
+            Err(e) => {
+                self.core().log(&format!("AlexDB: compaction refused: {e}"));
+                false
+            }
+        }
     }
 
     /// [`Self::compact_range`]: segments hold every column family.
@@ -115,15 +139,19 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         self.compact_range(start, end);
     }
 
-    /// [`Self::compact_range`]: segments hold every column family.
+    /// [`Self::compact_range`]: segments hold every column family. Of the
+    /// options, only `set_full_history_ts_low` changes something.
     pub fn compact_range_cf_opt<S: AsRef<[u8]>, E: AsRef<[u8]>>(
         &self,
-        _cf: &impl AsColumnFamilyRef,
+        cf: &impl AsColumnFamilyRef,
         start: Option<S>,
         end: Option<E>,
-        _opts: &CompactOptions,
+        opts: &CompactOptions,
     ) {
-        self.compact_range(start, end);
+        let ranged = start.is_some() || end.is_some();
+        if self.raise_history_low_for(cf.cf_id(), ranged, opts) {
+            self.compact_range(start, end);
+        }
     }
 
     fn compact_now(&self) {

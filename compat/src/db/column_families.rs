@@ -23,6 +23,7 @@ impl Core {
         }
         let id = self.engine.create_keyspace(name).rocks()?;
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
+        self.note_family(&info);
         families.insert(id.0, info);
         Ok(id.0)
     }

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -18,8 +19,10 @@ use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::merge_operator::MergeOperator;
 use crate::options::SharedCompactionFilter;
 use crate::perf::{PerfMetric, count_perf};
+use crate::pinnable_slice::DBPinnableSlice;
 use crate::slice_transform::SliceTransform;
 use crate::statistics::{Histogram, Statistics, Ticker};
+use crate::timestamped;
 use crate::write_batch::{BatchOp, decode_all};
 use crate::{
     Error, InfoLogger, LogLevel, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions,
@@ -56,6 +59,25 @@ impl std::fmt::Debug for FamilyInfo {
 }
 
 impl FamilyInfo {
+    /// The comparator of a column family with user timestamps.
+    pub(crate) fn timestamps(&self) -> Option<&Comparator> {
+        self.comparator.as_ref().filter(|c| c.timestamp_size > 0)
+    }
+
+    /// Fails with `Not implemented` for what AlexDB does not run on a
+    /// column family with user timestamps: compaction filters and TTL
+    /// expiry (both rewrite stored entries, which there are versions).
+    pub(crate) fn check_supported(&self) -> Result<(), Error> {
+        if self.timestamps().is_some() && (self.compaction_filter.is_some() || self.ttl.is_some()) {
+            return Err(Error::not_supported(format_args!(
+                "AlexDB does not run compaction filters or TTL on column family {}, which has \
+                 user-defined timestamps",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
     /// Describes column family `id` opened or created with `opts`, and
     /// gives the engine its merge operator.
     pub(crate) fn register(
@@ -71,14 +93,16 @@ impl FamilyInfo {
                 merge_operator.as_ref().map(MergeOperator::engine_function),
             )
             .rocks()?;
-        Ok(Self {
+        let info = Self {
             name: name.to_owned(),
             prefix_extractor: opts.prefix_extractor.clone(),
             merge_operator,
             compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
             comparator: opts.comparator.clone(),
             ttl: None,
-        })
+        };
+        info.check_supported()?;
+        Ok(info)
     }
 }
 
@@ -102,6 +126,12 @@ pub struct Core {
     /// One hold per `disable_file_deletions` not yet matched by an
     /// `enable_file_deletions`.
     pub(crate) file_holds: Mutex<Vec<FileHold>>,
+    /// Held while a `full_history_ts_low` is raised (`timestamped/`).
+    pub(crate) raising_history_low: Mutex<()>,
+    /// Whether a column family with user timestamps was ever opened or
+    /// created: until then reads and writes skip every timestamp check
+    /// (and the lock on the column families those take).
+    timestamped_families: AtomicBool,
 }
 
 impl Core {
@@ -112,6 +142,7 @@ impl Core {
         statistics: Option<Arc<Statistics>>,
         identity: Vec<u8>,
     ) -> Self {
+        let timestamped = families.values().any(|f| f.timestamps().is_some());
         Self {
             engine,
             access,
@@ -122,7 +153,22 @@ impl Core {
             stamped_values: false,
             logger: None,
             file_holds: Mutex::new(Vec::new()),
+            raising_history_low: Mutex::new(()),
+            timestamped_families: AtomicBool::new(timestamped),
         }
+    }
+
+    /// Notes that column family `info`, just opened or created, may have
+    /// user timestamps.
+    pub(crate) fn note_family(&self, info: &FamilyInfo) {
+        if info.timestamps().is_some() {
+            self.timestamped_families.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether no column family with user timestamps was ever opened.
+    fn no_timestamps(&self) -> bool {
+        !self.timestamped_families.load(Ordering::Acquire)
     }
 
     /// Makes every plain write lock its keys in `locks` first.
@@ -212,20 +258,25 @@ impl Core {
     }
 
     /// Reads `key` of column family `cf`, at the snapshot of `readopts` if
-    /// it names one, without copying.
+    /// it names one, without copying (a column family with user timestamps
+    /// copies: its stored value is not the user's).
     pub(crate) fn get(
         &self,
         cf: u32,
         key: &[u8],
         readopts: &ReadOptions,
-    ) -> Result<Option<ValueRef>, Error> {
+    ) -> Result<Option<DBPinnableSlice<'static>>, Error> {
+        if self.read_timestamp(cf, readopts)?.is_some() {
+            let value = self.get_copied(cf, key, readopts)?;
+            return Ok(value.map(DBPinnableSlice::owned));
+        }
         let started = Instant::now();
-        let value = match &readopts.snapshot {
+        let value: Option<ValueRef> = match &readopts.snapshot {
             Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get(KeyspaceId(cf), key).rocks()?,
         };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
-        Ok(value)
+        Ok(value.map(|v| DBPinnableSlice::new(v, self.value_trim())))
     }
 
     /// Reads `key` from column family `cf` into an owned buffer. Unlike
@@ -238,12 +289,20 @@ impl Core {
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
         let started = Instant::now();
-        let value = match &readopts.snapshot {
-            Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
-            None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
-        };
         let trim = self.value_trim();
-        let value = value.map(|v| v[..v.len().saturating_sub(trim)].to_vec());
+        let value = match self.read_timestamp(cf, readopts)? {
+            Some((comparator, read_ts)) => {
+                let versions = timestamped::versions_range(key);
+                let cursor = self.raw_cursor(cf, versions, readopts)?;
+                timestamped::get(cursor, key, &comparator, &read_ts)?
+                    .map(|v| v[..v.len().saturating_sub(trim)].to_vec())
+            }
+            None => match &readopts.snapshot {
+                Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
+                None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
+            }
+            .map(|v| v[..v.len().saturating_sub(trim)].to_vec()),
+        };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
         Ok(value)
     }
@@ -265,6 +324,9 @@ impl Core {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<bool, Error> {
+        if self.read_timestamp(cf, readopts)?.is_some() {
+            return Ok(self.get_copied(cf, key, readopts)?.is_some());
+        }
         let found = match &readopts.snapshot {
             Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?.is_some(),
             None => self
@@ -280,8 +342,24 @@ impl Core {
     /// its snapshot if it names one (else at this moment), in the column
     /// family's order (see `family_cursor.rs`).
     pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
-        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
         let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
+        if let Some((comparator, read_ts)) = self.read_timestamp(cf, readopts)? {
+            if readopts.iter_start_ts.is_some() {
+                return Err(Error::not_supported(
+                    "AlexDB does not implement iter_start_ts (iterating every version)",
+                ));
+            }
+            let cursor = self.raw_cursor(cf, KeyRange::default(), readopts)?;
+            let entries = SortedEntries::at_timestamp(
+                cursor,
+                comparator,
+                &read_ts,
+                lower.as_deref(),
+                upper.as_deref(),
+            )?;
+            return Ok(FamilyCursor::sorted(entries, self.value_trim()));
+        }
+        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
         let range = match comparator {
             Some(_) => KeyRange::default(),
             None => KeyRange {
@@ -289,10 +367,7 @@ impl Core {
                 upper: upper.clone(),
             },
         };
-        let cursor = match &readopts.snapshot {
-            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks()?,
-            None => self.engine.cursor(KeyspaceId(cf), range).rocks()?,
-        };
+        let cursor = self.raw_cursor(cf, range, readopts)?;
         let trim = self.value_trim();
         Ok(match comparator {
             None => FamilyCursor::bytewise(cursor, trim),
@@ -301,6 +376,111 @@ impl Core {
                 trim,
             ),
         })
+    }
+
+    /// An engine cursor over `range` of column family `cf`, at the snapshot
+    /// of `readopts` if it names one.
+    fn raw_cursor(
+        &self,
+        cf: u32,
+        range: KeyRange,
+        readopts: &ReadOptions,
+    ) -> Result<alexdb_engine::Cursor, Error> {
+        match &readopts.snapshot {
+            Some(snapshot) => snapshot.cursor(KeyspaceId(cf), range).rocks(),
+            None => self.engine.cursor(KeyspaceId(cf), range).rocks(),
+        }
+    }
+
+    /// The comparator and read timestamp of a read of column family `cf`
+    /// with `readopts`: `None` for a column family without user timestamps
+    /// read without one. Fails as RocksDB does when only one of the two has
+    /// a timestamp, when the sizes differ, or when the read timestamp is
+    /// below the column family's `full_history_ts_low`.
+    pub(crate) fn read_timestamp(
+        &self,
+        cf: u32,
+        readopts: &ReadOptions,
+    ) -> Result<Option<(Comparator, Vec<u8>)>, Error> {
+        if readopts.timestamp.is_none() && self.no_timestamps() {
+            return Ok(None);
+        }
+        let families = self.families();
+        let Some(family) = families.get(&cf) else {
+            return Ok(None);
+        };
+        let comparator = family.timestamps();
+        match (comparator, &readopts.timestamp) {
+            (None, None) => Ok(None),
+            (Some(comparator), Some(read_ts)) => {
+                timestamped::check_size(comparator, read_ts)?;
+                timestamped::check_read_above(&self.engine, KeyspaceId(cf), comparator, read_ts)?;
+                Ok(Some((comparator.clone(), read_ts.clone())))
+            }
+            (Some(_), None) => Err(Error::invalid_argument(format_args!(
+                "cannot call this method on column family {} that enables timestamp",
+                family.name
+            ))),
+            (None, Some(_)) => Err(Error::invalid_argument(format_args!(
+                "cannot call this method on column family {} that does not enable timestamp",
+                family.name
+            ))),
+        }
+    }
+
+    /// Fails as RocksDB does for a batch written through a handle of a
+    /// column family with user timestamps without giving one (`untimed`).
+    fn check_timestamps_set(&self, untimed: &[u32]) -> Result<(), Error> {
+        if untimed.is_empty() || self.no_timestamps() {
+            return Ok(());
+        }
+        let families = self.families();
+        if untimed
+            .iter()
+            .any(|cf| families.get(cf).is_some_and(|f| f.timestamps().is_some()))
+        {
+            return Err(Error::invalid_argument(
+                "write batch must have timestamp(s) set",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails with `Not implemented` if a transaction's `ops` write a column
+    /// family with user timestamps.
+    fn check_untimestamped(&self, ops: &[BatchOp<'_>]) -> Result<(), Error> {
+        if self.no_timestamps() {
+            return Ok(());
+        }
+        let families = self.families();
+        if ops
+            .iter()
+            .filter_map(BatchOp::cf)
+            .any(|cf| families.get(&cf).is_some_and(|f| f.timestamps().is_some()))
+        {
+            return Err(Error::not_supported(
+                "AlexDB does not implement transactions on column families with user-defined \
+                 timestamps",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails as RocksDB's plain writes (`put`, `delete`, `merge`, ...) do
+    /// on column family `cf` if it has user timestamps.
+    pub(crate) fn check_no_timestamps(&self, cf: u32) -> Result<(), Error> {
+        if self.no_timestamps() {
+            return Ok(());
+        }
+        match self.families().get(&cf) {
+            Some(family) if family.timestamps().is_some() => {
+                Err(Error::invalid_argument(format_args!(
+                    "cannot call this method on column family {} that enables timestamp",
+                    family.name
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// `readopts` pinned to one point in time: itself if it names a
@@ -337,6 +517,7 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
+        self.check_timestamps_set(batch.untimed_families())?;
         match &self.plain_write_locks {
             Some(locks) => locks.around(&ops, || {
                 self.apply(&ops, writeopts, &[], batch.size_in_bytes())
@@ -353,6 +534,7 @@ impl Core {
         to: &[u8],
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
+        self.check_no_timestamps(cf)?;
         let mut batch = crate::WriteBatch::default();
         batch.delete_range_in(cf, from, to);
         self.write(&batch, writeopts)
@@ -370,6 +552,7 @@ impl Core {
     ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
+        self.check_untimestamped(&ops)?;
         self.apply(&ops, writeopts, watched, batch.size_in_bytes())
     }
 
@@ -417,7 +600,8 @@ impl Core {
 }
 
 /// Adds one decoded rocksdb record to the engine batch. Each record is one
-/// engine operation and so consumes one sequence number, as in RocksDB; a
+/// engine operation and so consumes one sequence number, as in RocksDB
+/// (log data is kept in the log and consumes none, as in RocksDB); a
 /// range delete covers earlier writes of the same batch, and one whose end
 /// comes before its start fails the batch with RocksDB's error.
 fn translate(
@@ -428,22 +612,29 @@ fn translate(
     out: &mut alexdb_engine::WriteBatch,
 ) -> Result<(), Error> {
     let cf = match op {
-        BatchOp::Put { cf, .. }
-        | BatchOp::Delete { cf, .. }
-        | BatchOp::SingleDelete { cf, .. }
-        | BatchOp::Merge { cf, .. }
-        | BatchOp::DeleteRange { cf, .. } => cf,
-        BatchOp::LogData(_) | BatchOp::Noop => return Ok(()),
+        BatchOp::LogData(blob) => {
+            out.log_data(blob);
+            return Ok(());
+        }
+        BatchOp::Noop => return Ok(()),
+        _ => op.cf().unwrap_or_default(),
     };
-    if !families.contains_key(&cf) {
+    let Some(family) = families.get(&cf) else {
         if writeopts.ignore_missing_column_families() {
             return Ok(());
         }
         return Err(Error::invalid_argument(
             "Invalid column family specified in write batch",
         ));
-    }
+    };
     let ks = KeyspaceId(cf);
+    if let Some(comparator) = family.timestamps() {
+        let stamp_value = |value: &[u8]| match stamp {
+            Some(now) => ttl::stamped(value, now),
+            None => value.to_vec(),
+        };
+        return timestamped::translate(op, ks, comparator.timestamp_size, stamp_value, out);
+    }
     match op {
         BatchOp::Put { key, value, .. } => match stamp {
             Some(now) => out.put(ks, key, &ttl::stamped(value, now)),

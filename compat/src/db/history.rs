@@ -21,6 +21,12 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             ));
         }
         let log = engine.batches_since(seq_number).rocks()?;
-        Ok(DBWALIterator::new(log))
+        let timestamp_sizes = self
+            .core()
+            .families()
+            .iter()
+            .filter_map(|(&cf, f)| f.timestamps().map(|c| (cf, c.timestamp_size)))
+            .collect();
+        Ok(DBWALIterator::new(log, timestamp_sizes))
     }
 }

@@ -233,8 +233,7 @@ pub trait DBAccess {
         key: K,
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        let value = self.core().get(0, key.as_ref(), readopts)?;
-        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
+        self.core().get(0, key.as_ref(), readopts)
     }
 
     /// Reads `key` from column family `cf` without copying.
@@ -244,8 +243,7 @@ pub trait DBAccess {
         key: K,
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        let value = self.core().get(cf.cf_id(), key.as_ref(), readopts)?;
-        Ok(value.map(|v| DBPinnableSlice::new(v, self.core().value_trim())))
+        self.core().get(cf.cf_id(), key.as_ref(), readopts)
     }
 
     /// Reads several keys of the default column family.

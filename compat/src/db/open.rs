@@ -476,8 +476,9 @@ fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error>
     }
 }
 
-/// AlexDB orders keys bytewise only; a custom comparator would silently
-/// change iteration order, so it is refused.
+/// Refuses what AlexDB cannot run yet: compaction filter factories.
+/// (Custom comparators and user timestamps are served; see
+/// `family_cursor.rs` and `timestamped/`.)
 fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
     let all = std::iter::once(opts).chain(cfs.iter().map(|cf| &cf.options));
     if let Some(name) = all
@@ -487,14 +488,6 @@ fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<
         return Err(Error::not_supported(format_args!(
             "AlexDB does not run compaction filter factories ({name})"
         )));
-    }
-    let with_ts = std::iter::once(opts)
-        .chain(cfs.iter().map(|cf| &cf.options))
-        .any(|o| o.comparator.as_ref().is_some_and(|c| c.timestamp_size > 0));
-    if with_ts {
-        return Err(Error::not_supported(
-            "AlexDB does not implement user-defined timestamps (set_comparator_with_ts)",
-        ));
     }
     Ok(())
 }
@@ -555,6 +548,7 @@ fn open_families(
         };
         let mut info = FamilyInfo::register(engine, id, &cf.name, &cf.options)?;
         info.ttl = db_ttl.and_then(|_| super::ttl::family_ttl(db_ttl, cf.ttl));
+        info.check_supported()?;
         families.insert(id.0, info);
     }
     Ok(families)

@@ -151,10 +151,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         let core = self.core();
         let readopts = core.at_one_point(readopts);
         keys.into_iter()
-            .map(|key| {
-                let value = core.get(cf.cf_id(), key.as_ref(), &readopts)?;
-                Ok(value.map(|v| DBPinnableSlice::new(v, core.value_trim())))
-            })
+            .map(|key| core.get(cf.cf_id(), key.as_ref(), &readopts))
             .collect()
     }
 

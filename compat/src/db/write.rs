@@ -19,6 +19,7 @@ enum Single<'k> {
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
+        self.core().check_no_timestamps(cf)?;
         let mut batch = WriteBatch::default();
         match op {
             Single::Put(key, value) => batch.put_in(cf, key, value),
@@ -161,6 +162,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        self.core().check_no_timestamps(0)?;
         self.core().check_merge_operator(0)?;
         let mut batch = WriteBatch::default();
         batch.merge(key, value);
@@ -188,6 +190,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        self.core().check_no_timestamps(cf.cf_id())?;
         self.core().check_merge_operator(cf.cf_id())?;
         let mut batch = WriteBatch::default();
         batch.merge_cf(cf, key, value);

@@ -145,10 +145,13 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
             .is_none_or(|(current, _)| current != key.as_slice())
     }
 
-    /// The user timestamp of the current entry: empty while valid (AlexDB
-    /// stores no user timestamps), `None` when not valid.
+    /// The user timestamp of the current entry (empty in a column family
+    /// without user timestamps), `None` when not valid.
     pub fn timestamp(&self) -> Option<&[u8]> {
-        self.valid().then_some(&[][..])
+        if !self.valid() {
+            return None;
+        }
+        self.cursor.as_ref().ok().and_then(OverlayCursor::timestamp)
     }
 
     /// Whether the iterator is on an entry. It is not after a move past

@@ -72,6 +72,15 @@ impl OverlayCursor {
         }
     }
 
+    /// The current entry's user timestamp: the base entry's, or empty for
+    /// a pending write.
+    pub(crate) fn timestamp(&self) -> Option<&[u8]> {
+        match self.current? {
+            Current::Base => self.base.timestamp(),
+            Current::Pending(_) => Some(&[]),
+        }
+    }
+
     pub(crate) fn seek_to_first(&mut self) {
         self.error = None;
         self.base.seek_to_first();

@@ -8,7 +8,10 @@ use super::enums::{BottommostLevelCompaction, UniversalCompactionStopStyle};
 
 /// Settings of a manual compaction (`DB::compact_range_opt`).
 #[derive(Clone, Debug, Default)]
-pub struct CompactOptions {}
+pub struct CompactOptions {
+    /// Raised into the column family's `full_history_ts_low` first.
+    pub(crate) full_history_ts_low: Option<Vec<u8>>,
+}
 
 impl CompactOptions {
     /// Accepted for compatibility; AlexDB runs one compaction at a time, so
@@ -24,9 +27,15 @@ impl CompactOptions {
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
     pub fn set_target_level(&mut self, _lvl: i32) {}
 
-    /// Accepted for compatibility; AlexDB keeps every timestamped version
-    /// for now, so this has no effect.
-    pub fn set_full_history_ts_low<S: Into<Vec<u8>>>(&mut self, _ts: S) {}
+    /// Makes the compaction first raise the column family's
+    /// `full_history_ts_low` to `ts`, as
+    /// `DB::increase_full_history_ts_low` does (only for a compaction of
+    /// the whole key range; with a start or end key, or if the raise fails,
+    /// the compaction does nothing, as in RocksDB). AlexDB keeps the
+    /// versions below it; reads below it fail.
+    pub fn set_full_history_ts_low<S: Into<Vec<u8>>>(&mut self, ts: S) {
+        self.full_history_ts_low = Some(ts.into());
+    }
 }
 
 /// Settings of FIFO compaction.

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use crate::Error;
 use crate::column_family::ColumnFamilyDescriptor;
 use crate::compaction_filter::{CompactionFilterFn, Decision};
-use crate::comparator::{Comparator, CompareFn, CompareTsFn, CompareWithoutTsFn};
+use crate::comparator::{Comparator, CompareFn, CompareTsFn, CompareWithoutTsFn, TimestampOrder};
 use crate::cstr_like::{CStrLike, name_to_string};
 use crate::merge_operator::{MergeFn, MergeOperator};
 use crate::slice_transform::SliceTransform;
@@ -352,23 +352,34 @@ impl Options {
             name: name_to_string(name),
             compare: Arc::from(compare_fn),
             timestamp_size: 0,
+            with_ts: None,
         });
     }
 
     /// Sets a timestamp-aware key order for keys carrying a
-    /// `timestamp_size`-byte user timestamp.
+    /// `timestamp_size`-byte user timestamp: the column families opened
+    /// with these options take `*_with_ts` writes and reads at a timestamp
+    /// (see `DB::put_with_ts` and `ReadOptions::set_timestamp`). Iterators
+    /// order user keys by `compare_without_ts_fn`, and a read at timestamp
+    /// `T` sees each key's newest version whose timestamp is not after `T`
+    /// by `compare_ts_fn`. A `timestamp_size` of 0 makes it a plain
+    /// comparator.
     pub fn set_comparator_with_ts(
         &mut self,
         name: impl CStrLike,
         timestamp_size: usize,
         compare_fn: Box<CompareFn>,
-        _compare_ts_fn: Box<CompareTsFn>,
-        _compare_without_ts_fn: Box<CompareWithoutTsFn>,
+        compare_ts_fn: Box<CompareTsFn>,
+        compare_without_ts_fn: Box<CompareWithoutTsFn>,
     ) {
         self.comparator = Some(Comparator {
             name: name_to_string(name),
             compare: Arc::from(compare_fn),
             timestamp_size,
+            with_ts: (timestamp_size > 0).then(|| TimestampOrder {
+                compare_ts: Arc::from(compare_ts_fn),
+                compare_without_ts: Arc::from(compare_without_ts_fn),
+            }),
         });
     }
 

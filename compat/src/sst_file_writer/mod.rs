@@ -3,8 +3,10 @@
 //!
 //! The file is in AlexDB's own format (see `format.rs`). Entries are kept
 //! in memory until [`SstFileWriter::finish`] writes the file whole and
-//! fsyncs it; point keys must come in strictly ascending bytewise order,
-//! as RocksDB requires with its default comparator.
+//! fsyncs it; point keys must come in strictly ascending order by the
+//! options' comparator (bytewise by default), as RocksDB requires. With a
+//! timestamp-aware comparator each key is stored followed by its
+//! timestamp, as RocksDB does, and ingestion adds each as a version.
 
 mod format;
 
@@ -14,6 +16,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
+use crate::comparator::Comparator;
 use crate::{Error, Options};
 
 pub(crate) use self::format::{Entry, EntryKind, decode};
@@ -31,14 +34,17 @@ struct Pending {
 /// Writes an external file of sorted entries for ingestion.
 pub struct SstFileWriter<'a> {
     pending: Mutex<Pending>,
+    /// The key order of the options, if not bytewise.
+    comparator: Option<Comparator>,
     _opts: PhantomData<&'a Options>,
 }
 
 impl<'a> SstFileWriter<'a> {
     /// A writer for files ingested into databases with `opts`.
-    pub fn create(_opts: &'a Options) -> Self {
+    pub fn create(opts: &'a Options) -> Self {
         Self {
             pending: Mutex::new(Pending::default()),
+            comparator: opts.comparator.clone(),
             _opts: PhantomData,
         }
     }
@@ -95,59 +101,86 @@ impl<'a> SstFileWriter<'a> {
 
     /// Adds `key` set to `value`; keys must be strictly ascending.
     pub fn put<K: AsRef<[u8]>, V: AsRef<[u8]>>(&mut self, key: K, value: V) -> Result<(), Error> {
-        self.add_point(EntryKind::Put, key.as_ref(), value.as_ref())
+        self.add_point(EntryKind::Put, key.as_ref(), &[], value.as_ref())
     }
 
     /// Adds a merge operand for `key`; keys must be strictly ascending.
     pub fn merge<K: AsRef<[u8]>, V: AsRef<[u8]>>(&mut self, key: K, value: V) -> Result<(), Error> {
-        self.add_point(EntryKind::Merge, key.as_ref(), value.as_ref())
+        self.add_point(EntryKind::Merge, key.as_ref(), &[], value.as_ref())
     }
 
     /// Adds a deletion of `key`; keys must be strictly ascending.
     pub fn delete<K: AsRef<[u8]>>(&mut self, key: K) -> Result<(), Error> {
-        self.add_point(EntryKind::Delete, key.as_ref(), &[])
+        self.add_point(EntryKind::Delete, key.as_ref(), &[], &[])
     }
 
     /// Adds a deletion of the keys in `[begin_key, end_key)`; fails with
     /// `Invalid argument` if `end_key` sorts before `begin_key`.
     pub fn delete_range<K: AsRef<[u8]>>(&mut self, begin_key: K, end_key: K) -> Result<(), Error> {
         let (begin, end) = (begin_key.as_ref(), end_key.as_ref());
+        self.check_timestamp_size(&[])?;
         if begin > end {
             return Err(Error::invalid_argument("end key comes before start key"));
         }
         self.add(EntryKind::DeleteRange, begin, end)
     }
 
-    /// Adds `key` at timestamp `ts`. Not implemented: AlexDB has no user
-    /// timestamps; fails with `Not implemented`.
-    pub fn put_with_ts<K, V, S>(&mut self, _key: K, _ts: S, _value: V) -> Result<(), Error>
+    /// Adds `key` at timestamp `ts` set to `value`, for options whose
+    /// comparator has timestamps of `ts`'s size (else `Invalid argument:
+    /// Timestamp size mismatch`); (key, timestamp) pairs must be strictly
+    /// ascending by the comparator.
+    pub fn put_with_ts<K, V, S>(&mut self, key: K, ts: S, value: V) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
         S: AsRef<[u8]>,
     {
-        Err(Error::not_supported(
-            "AlexDB does not implement user-defined timestamps (put_with_ts)",
-        ))
+        self.add_point(EntryKind::Put, key.as_ref(), ts.as_ref(), value.as_ref())
     }
 
-    /// Deletes `key` at timestamp `ts`. Not implemented; see
+    /// Adds a deletion of `key` at timestamp `ts`; see
     /// [`Self::put_with_ts`].
     pub fn delete_with_ts<K: AsRef<[u8]>, S: AsRef<[u8]>>(
         &mut self,
-        _key: K,
-        _ts: S,
+        key: K,
+        ts: S,
     ) -> Result<(), Error> {
-        Err(Error::not_supported(
-            "AlexDB does not implement user-defined timestamps (delete_with_ts)",
-        ))
+        self.add_point(EntryKind::Delete, key.as_ref(), ts.as_ref(), &[])
     }
 
-    /// Adds a point entry, checking the key order.
-    fn add_point(&mut self, kind: EntryKind, key: &[u8], value: &[u8]) -> Result<(), Error> {
+    /// Fails unless `ts` has the size of the comparator's timestamps (none
+    /// for a comparator without them).
+    fn check_timestamp_size(&self, ts: &[u8]) -> Result<(), Error> {
+        let size = self.comparator.as_ref().map_or(0, |c| c.timestamp_size);
+        if ts.len() != size {
+            return Err(Error::invalid_argument("Timestamp size mismatch"));
+        }
+        Ok(())
+    }
+
+    /// Adds a point entry (its key followed by its timestamp, if any, as
+    /// RocksDB stores it), checking the key order.
+    fn add_point(
+        &mut self,
+        kind: EntryKind,
+        key: &[u8],
+        ts: &[u8],
+        value: &[u8],
+    ) -> Result<(), Error> {
+        self.check_timestamp_size(ts)?;
+        let key = &[key, ts].concat();
         {
+            let comparator = self.comparator.clone();
+            let ascending = |last: &[u8]| match &comparator {
+                Some(c) => c.compare(key, last) == std::cmp::Ordering::Greater,
+                None => key.as_slice() > last,
+            };
             let mut state = self.state();
-            if state.last_key.as_deref().is_some_and(|last| key <= last) {
+            if state
+                .last_key
+                .as_deref()
+                .is_some_and(|last| !ascending(last))
+            {
                 return Err(Error::invalid_argument(
                     "Keys must be added in strict ascending order.",
                 ));

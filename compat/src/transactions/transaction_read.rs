@@ -47,8 +47,7 @@ impl<'db, DB> Transaction<'db, DB> {
         if let Some(answer) = own_write(self.state().writes.pending(cf, key)) {
             return answer.map(|v| v.map(DBPinnableSlice::owned));
         }
-        let value = self.core.get(cf, key, readopts)?;
-        Ok(value.map(|v| DBPinnableSlice::new(v, self.core.value_trim())))
+        self.core.get(cf, key, readopts)
     }
 
     /// Reads `key` from the default column family.

@@ -25,6 +25,10 @@ pub type WriteBatch = WriteBatchWithTransaction<false>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteBatchWithTransaction<const TRANSACTION: bool> {
     rep: Vec<u8>,
+    /// The column families written through a handle without a timestamp
+    /// (RocksDB marks such a batch, and a write of it into a column family
+    /// with user timestamps fails).
+    untimed: Vec<u32>,
 }
 
 /// Receives the puts and deletes of a batch from
@@ -74,6 +78,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     pub fn with_capacity_bytes(capacity_bytes: usize) -> Self {
         Self {
             rep: rep::empty_rep(capacity_bytes),
+            untimed: Vec::new(),
         }
     }
 
@@ -81,7 +86,10 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     /// RocksDB). The bytes are taken as they are; a malformed batch is
     /// reported when it is written or iterated.
     pub fn from_data(data: &[u8]) -> Self {
-        Self { rep: data.to_vec() }
+        Self {
+            rep: data.to_vec(),
+            untimed: Vec::new(),
+        }
     }
 
     /// The number of counted writes (puts, deletes, merges, range deletes).
@@ -160,7 +168,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         key: K,
         value: V,
     ) {
-        self.append(PUT, cf.cf_id(), &[key.as_ref(), value.as_ref()]);
+        self.append_untimed(PUT, cf.cf_id(), &[key.as_ref(), value.as_ref()]);
     }
 
     /// Sets `key` at timestamp `ts` to `value` in column family `cf` (the
@@ -188,7 +196,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         key: K,
         value: V,
     ) {
-        self.append(MERGE, cf.cf_id(), &[key.as_ref(), value.as_ref()]);
+        self.append_untimed(MERGE, cf.cf_id(), &[key.as_ref(), value.as_ref()]);
     }
 
     /// Removes `key` from the default column family (not an error if absent).
@@ -198,7 +206,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
 
     /// Removes `key` from column family `cf` (not an error if absent).
     pub fn delete_cf<K: AsRef<[u8]>>(&mut self, cf: &impl AsColumnFamilyRef, key: K) {
-        self.append(DELETE, cf.cf_id(), &[key.as_ref()]);
+        self.append_untimed(DELETE, cf.cf_id(), &[key.as_ref()]);
     }
 
     /// Removes `key` at timestamp `ts` from column family `cf`.
@@ -222,7 +230,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
 
     /// [`Self::single_delete`] in column family `cf`.
     pub fn single_delete_cf<K: AsRef<[u8]>>(&mut self, cf: &impl AsColumnFamilyRef, key: K) {
-        self.append(SINGLE_DELETE, cf.cf_id(), &[key.as_ref()]);
+        self.append_untimed(SINGLE_DELETE, cf.cf_id(), &[key.as_ref()]);
     }
 
     /// Removes `key` at timestamp `ts` from column family `cf`, for keys put
@@ -247,6 +255,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     pub fn clear(&mut self) {
         self.rep.clear();
         rep::ensure_header(&mut self.rep);
+        self.untimed.clear();
     }
 
     /// Sets `key` to `value` in the column family with id `cf`.
@@ -269,6 +278,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         BatchMark {
             len: self.rep.len(),
             count: rep::count(&self.rep),
+            untimed: self.untimed.len(),
         }
     }
 
@@ -277,10 +287,23 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         self.rep.truncate(mark.len.max(rep::HEADER_LEN));
         rep::ensure_header(&mut self.rep);
         rep::set_count(&mut self.rep, mark.count);
+        self.untimed.truncate(mark.untimed);
     }
 
     fn append(&mut self, tags: (u8, u8), cf: u32, operands: &[&[u8]]) {
         rep::append(&mut self.rep, tags, cf, operands);
+    }
+
+    /// [`Self::append`] for a write through a column family handle without
+    /// a timestamp.
+    fn append_untimed(&mut self, tags: (u8, u8), cf: u32, operands: &[&[u8]]) {
+        self.untimed.push(cf);
+        self.append(tags, cf, operands);
+    }
+
+    /// The column families written through a handle without a timestamp.
+    pub(crate) fn untimed_families(&self) -> &[u32] {
+        &self.untimed
     }
 
     /// The decoded records, in order.
@@ -314,6 +337,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
 pub(crate) struct BatchMark {
     len: usize,
     count: u32,
+    untimed: usize,
 }
 
 impl WriteBatchWithTransaction<false> {
@@ -324,7 +348,7 @@ impl WriteBatchWithTransaction<false> {
 
     /// Removes the keys in `[from, to)` from column family `cf`.
     pub fn delete_range_cf<K: AsRef<[u8]>>(&mut self, cf: &impl AsColumnFamilyRef, from: K, to: K) {
-        self.append(DELETE_RANGE, cf.cf_id(), &[from.as_ref(), to.as_ref()]);
+        self.append_untimed(DELETE_RANGE, cf.cf_id(), &[from.as_ref(), to.as_ref()]);
     }
 
     /// Removes the keys in `[from, to)` at timestamp `ts` from column family `cf`.

@@ -67,6 +67,20 @@ pub(crate) enum BatchOp<'a> {
     Noop,
 }
 
+impl BatchOp<'_> {
+    /// The column family written, if the record writes one.
+    pub(crate) fn cf(&self) -> Option<u32> {
+        match *self {
+            BatchOp::Put { cf, .. }
+            | BatchOp::Delete { cf, .. }
+            | BatchOp::SingleDelete { cf, .. }
+            | BatchOp::Merge { cf, .. }
+            | BatchOp::DeleteRange { cf, .. } => Some(cf),
+            BatchOp::LogData(_) | BatchOp::Noop => None,
+        }
+    }
+}
+
 /// An empty batch: a zero sequence number and a zero count.
 pub(crate) fn empty_rep(capacity: usize) -> Vec<u8> {
     let mut rep = Vec::with_capacity(capacity.max(HEADER_LEN));

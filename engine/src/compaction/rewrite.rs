@@ -166,6 +166,9 @@ fn decide<'a>(
         let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
             return;
         };
+        if record.kind == RecordKind::LogData {
+            return; // never copied: compaction output holds no history
+        }
         if record.kind == RecordKind::RangeDelete {
             out.ranges.push(copy_of(
                 ks,

@@ -6,7 +6,9 @@
 //! offset size field
 //!   0     4   CRC-32C of bytes 4..(40 + key length + value length)
 //!   4     1   kind: 1 = put, 2 = delete, 3 = merge, 4 = range delete
-//!             (key = first key deleted, value = first key kept)
+//!             (key = first key deleted, value = first key kept),
+//!             5 = log data (keyspace 0, no key, value = the blob; the
+//!             sequence number is the batch position, not consumed)
 //!   5     1   merge state (merge only, else 0): 0 = resolved,
 //!             1 = the merge function failed, 2 = no merge function set
 //!   6     2   reserved, zero
@@ -48,6 +50,10 @@ pub enum RecordKind {
     /// Deletes `[key, value)`: the key is the first key deleted, the value
     /// the first key kept.
     RangeDelete,
+    /// A blob kept in the log for readers of the write history
+    /// ([`crate::Db::batches_since`]); it has no key, consumes no sequence
+    /// number, is never indexed and is dropped by compaction.
+    LogData,
 }
 
 impl RecordKind {
@@ -57,6 +63,7 @@ impl RecordKind {
             RecordKind::Delete => 2,
             RecordKind::Merge => 3,
             RecordKind::RangeDelete => 4,
+            RecordKind::LogData => 5,
         }
     }
 }
@@ -185,10 +192,14 @@ impl<'a> RecordView<'a> {
             2 => RecordKind::Delete,
             3 => RecordKind::Merge,
             4 => RecordKind::RangeDelete,
+            5 => RecordKind::LogData,
             other => return Err(format!("unknown record kind {other}")),
         };
         let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT])?;
         let key_len = read_u32(bytes, KEY_LEN_AT) as usize;
+        if kind == RecordKind::LogData && (key_len != 0 || read_u32(bytes, KEYSPACE_AT) != 0) {
+            return Err("a log-data record with a key or a keyspace".into());
+        }
         let value_len = read_u32(bytes, VALUE_LEN_AT) as usize;
         let operand_len = read_u32(bytes, OPERAND_LEN_AT) as usize;
         if operand_len > value_len || (kind != RecordKind::Merge && operand_len != 0) {
@@ -310,6 +321,42 @@ mod tests {
         let mut out = Vec::new();
         sample(&mut out);
         out[20..24].copy_from_slice(&100u32.to_le_bytes());
+        assert!(RecordView::parse(&out).is_err());
+    }
+
+    fn log_data(out: &mut Vec<u8>) {
+        encode_into(
+            &RecordFields {
+                kind: RecordKind::LogData,
+                merge_state: MergeState::Resolved,
+                keyspace: 0,
+                seq: 5,
+                prev: Location::NONE,
+                key: b"",
+                operand: b"",
+                value: b"blob",
+            },
+            out,
+        );
+    }
+
+    #[test]
+    fn a_log_data_record_round_trips() {
+        let mut out = Vec::new();
+        log_data(&mut out);
+        let r = RecordView::parse(&out).unwrap();
+        assert!(r.checksum_ok());
+        assert_eq!(
+            (r.kind, r.key, r.value),
+            (RecordKind::LogData, &b""[..], &b"blob"[..])
+        );
+    }
+
+    #[test]
+    fn a_log_data_record_with_a_key_is_an_error() {
+        let mut out = Vec::new();
+        log_data(&mut out);
+        out[KEY_LEN_AT..KEY_LEN_AT + 4].copy_from_slice(&1u32.to_le_bytes());
         assert!(RecordView::parse(&out).is_err());
     }
 

@@ -159,6 +159,11 @@ fn scan_segments(segments: &[Arc<Segment>]) -> Result<Scanned<'_>> {
     for s in segments {
         let mut found = Vec::new();
         scans.push(scan_file(s, |offset, r: RecordView<'_>| {
+            if r.kind == RecordKind::LogData {
+                // Never indexed, and takes no sequence number: dead bytes.
+                s.add_dead(r.encoded_len as u64);
+                return;
+            }
             s.note_key(r.keyspace, r.key);
             let loc = Location::new(s.id(), offset, r.kind == RecordKind::Delete);
             found.push((
