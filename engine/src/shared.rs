@@ -67,6 +67,8 @@ pub(crate) struct Counters {
     pub compactions: AtomicU64,
     pub bytes_reclaimed: AtomicU64,
     pub compaction_errors: AtomicU64,
+    /// Writer-lock holds taken by compaction installs (see `rewrite.rs`).
+    pub install_steps: AtomicU64,
 }
 
 impl Shared {
