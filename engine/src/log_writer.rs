@@ -303,9 +303,11 @@ pub(crate) fn apply(
 
 /// [`apply`] for a run of point records.
 ///
-/// Dead bytes are counted without reading the replaced record: a delete's
-/// own size is known, and a replaced version is estimated to be as large as
-/// the record replacing it (most overwrites keep the value's size). The
+/// Dead bytes are counted without reading the replaced record where it can
+/// be avoided: a delete's own size is known, and a version replaced by a put
+/// or a merge is estimated to be as large as the record replacing it (most
+/// overwrites keep the value's size); only a version replaced by a delete is
+/// read for its size. The
 /// estimate only steers which segment compaction picks; compaction copies
 /// what is still live whatever the count said, and the output segment
 /// starts with its dead bytes at zero, so an error does not outlive the
@@ -362,7 +364,13 @@ fn apply_points(
             );
             // A replaced delete was counted dead when it was written.
             if let Some(old) = old.filter(|o| !o.is_tombstone()) {
-                add_dead_at(&table, old, lens[i]);
+                match r.kind {
+                    // A delete says nothing of the size of the value it
+                    // replaces: read it (deletes of a segment's keys must
+                    // make that segment a candidate).
+                    RecordKind::Delete => account_dead(&table, old),
+                    _ => add_dead_at(&table, old, lens[i]),
+                }
             }
         }
     }
