@@ -37,13 +37,15 @@ use crate::shared::{Counters, Shared};
 use crate::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
 use crate::stats::Stats;
 use crate::write_conflicts::{self, WatchedKey};
+use crate::write_queue;
 
 /// Name of the lock file inside the database directory.
 pub const LOCK_FILE: &str = "LOCK";
 
 /// An open database. `Send + Sync`: share it between threads with `Arc`.
 ///
-/// Reads never take a lock or wait for a writer; writes are serialized.
+/// Reads never take a lock or wait for a writer; writes are serialized,
+/// and writes from many threads at once are written as groups.
 ///
 /// A handle opened with [`Db::open_read_only`] takes no lock, changes
 /// nothing in the directory and refuses every write with
@@ -337,11 +339,7 @@ impl Db {
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
-        let ticket = log_writer::write(&self.shared(), batch)?;
-        if opts.sync {
-            log_writer::sync_up_to(&self.shared(), ticket)?;
-        }
-        Ok(())
+        write_queue::submit(&self.shared(), batch, &[], opts.sync)
     }
 
     /// Applies `batch` atomically, as [`Self::write`] does, unless one of
@@ -358,11 +356,7 @@ impl Db {
         opts: &WriteOptions,
         watched: &[WatchedKey<'_>],
     ) -> Result<()> {
-        let ticket = log_writer::write_unless_changed(&self.shared(), batch, watched)?;
-        if opts.sync {
-            log_writer::sync_up_to(&self.shared(), ticket)?;
-        }
-        Ok(())
+        write_queue::submit(&self.shared(), batch, watched, opts.sync)
     }
 
     /// Fails with [`Error::Conflict`] if one of the `watched` keys has a
@@ -662,6 +656,7 @@ fn build_shared(
         visible_seq: AtomicU64::new(r.last_seq),
         next_segment_id: next_id,
         writer: Mutex::new(Writer::new(active, next_seq, manifest)),
+        write_queue: Default::default(),
         sync: Mutex::default(),
         poison: OnceLock::new(),
         snapshots: SnapshotRegistry::default(),

@@ -152,7 +152,7 @@ fn apply_frame(shared: &Shared, segment: &Segment, frame: &[(u64, RecordView<'_>
     let last_seq = sequenced().map(|(_, r)| r.seq).max().unwrap_or(first_seq);
     let keyspaces = shared.keyspaces.load();
     let mut records = Vec::with_capacity(frame.len());
-    let mut locations = Vec::with_capacity(frame.len());
+    let mut placed = log_writer::Placed::default();
     for &(offset, r) in frame {
         if r.kind == RecordKind::LogData {
             // Dead bytes, as recovery counts them.
@@ -179,13 +179,14 @@ fn apply_frame(shared: &Shared, segment: &Segment, frame: &[(u64, RecordView<'_>
             value: Cow::Borrowed(r.value),
             op: (r.seq - first_seq) as usize,
         });
-        locations.push(Location::new(
+        placed.locations.push(Location::new(
             segment.id(),
             offset,
             r.kind == RecordKind::Delete,
         ));
+        placed.lens.push(r.encoded_len as u64);
     }
-    log_writer::apply(shared, &records, &locations, first_seq);
+    log_writer::apply(shared, &records, &placed, first_seq);
     if last_seq > shared.visible() {
         shared.visible_seq.store(last_seq, Ordering::Release);
     }

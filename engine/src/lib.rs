@@ -52,6 +52,8 @@ mod shared;
 pub mod snapshot;
 pub mod stats;
 mod write_conflicts;
+mod write_group;
+mod write_queue;
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;

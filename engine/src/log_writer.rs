@@ -1,11 +1,11 @@
-//! The write path: encode a batch as one frame, append it to the active log
-//! segment through the file descriptor, apply it to the indexes, then
-//! publish its last sequence number so readers see the batch all at once.
+//! The write path's steps: encode a batch as one frame, append frames to the
+//! active log segment through the file descriptor, apply a batch to the
+//! indexes; segment rotation and sealing; fdatasync. `write_queue.rs` groups
+//! concurrent writers and `write_group.rs` drives these steps for a group.
 //!
-//! Writers are serialized by the writer lock. Sync writers then share
-//! fdatasyncs: each waits on the sync lock, and whoever gets it flushes
-//! everything written so far, so writers that arrive together pay for one
-//! flush (group commit).
+//! Writers are serialized by the writer lock. Syncs are shared: each waits
+//! on the sync lock, and whoever gets it flushes everything written so far,
+//! so writers that arrive together pay for one flush (group commit).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,8 +13,7 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_epoch as epoch;
 
-use crate::batch::WriteBatch;
-use crate::batch_plan::{self, PendingRecord};
+use crate::batch_plan::PendingRecord;
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
 use crate::format::record::{self, RecordFields, RecordKind};
@@ -24,7 +23,6 @@ use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::shared::Shared;
-use crate::write_conflicts::{self, WatchedKey};
 
 /// Room kept free at the end of a log segment for its seal frame.
 pub(crate) const SEAL_RESERVE: u64 = 64;
@@ -69,69 +67,25 @@ impl Writer {
             frame: Vec::new(),
         }
     }
-}
 
-/// Writes `batch` atomically; returns the ticket to sync up to.
-pub(crate) fn write(shared: &Shared, batch: &WriteBatch) -> Result<u64> {
-    write_unless_changed(shared, batch, &[])
-}
+    /// The reusable encoding buffer, emptied; give it back with
+    /// [`Self::return_frame_buffer`].
+    pub fn take_frame_buffer(&mut self) -> Vec<u8> {
+        let mut buffer = std::mem::take(&mut self.frame);
+        buffer.clear();
+        buffer
+    }
 
-/// Writes `batch` atomically unless a `watched` key was written after its
-/// `since_seq` (checked under the writer lock, so no write slips between
-/// the check and this one); returns the ticket to sync up to.
-pub(crate) fn write_unless_changed(
-    shared: &Shared,
-    batch: &WriteBatch,
-    watched: &[WatchedKey<'_>],
-) -> Result<u64> {
-    batch.validate()?;
-    let mut w = shared.lock_writer();
-    shared.check_poison()?;
-    write_conflicts::check(shared, watched)?;
-    shared.counters.writes.fetch_add(1, Ordering::Relaxed);
-    shared
-        .counters
-        .keys_written
-        .fetch_add(batch.len() as u64, Ordering::Relaxed);
-    let keyspaces = shared.keyspaces.load();
-    let records = batch_plan::expand(shared, &keyspaces, batch)?;
-    if records.is_empty() {
-        // Nothing to log (e.g. range deletes of empty ranges); the operations
-        // still consume their sequence numbers, as in RocksDB.
-        if !batch.is_empty() {
-            let last_seq = w.next_seq + batch.len() as u64 - 1;
-            append_sequence_mark(shared, &mut w, last_seq)?;
-            w.next_seq = last_seq + 1;
-            shared.visible_seq.store(last_seq, Ordering::Release);
+    /// Keeps `buffer` for the next write (unless it grew very large).
+    pub fn return_frame_buffer(&mut self, buffer: Vec<u8>) {
+        if buffer.capacity() <= 1 << 20 {
+            self.frame = buffer;
         }
-        return Ok(w.ticket);
     }
-    let body_len: usize = records
-        .iter()
-        .map(|r| record::encoded_len(r.key.len(), r.operand.len() + r.value.len()))
-        .sum();
-    let frame_len = (FRAME_HEADER_BYTES + body_len) as u64;
-    ensure_room(shared, &mut w, frame_len)?;
-    let first_seq = w.next_seq;
-    let locations = encode(shared, &mut w, &records)?;
-    w.next_seq += batch.len() as u64;
-    append_frame(shared, &mut w, records.len(), first_seq)?;
-    apply(shared, &records, &locations, first_seq);
-    let last_seq = w.next_seq - 1;
-    let numbered_records = records.iter().rev().find(|r| r.kind != RecordKind::LogData);
-    if numbered_records.map_or(0, |r| r.op + 1) < batch.len() {
-        append_sequence_mark(shared, &mut w, last_seq)?;
-    }
-    shared.visible_seq.store(last_seq, Ordering::Release);
-    if records.iter().any(|r| r.kind == RecordKind::RangeDelete) {
-        // Compaction applies range deletes (see `range_tombstones`).
-        shared.request_compaction();
-    }
-    Ok(w.ticket)
 }
 
 /// Seals the active segment and starts a new one if `frame_len` does not fit.
-fn ensure_room(shared: &Shared, w: &mut Writer, frame_len: u64) -> Result<()> {
+pub(crate) fn ensure_room(shared: &Shared, w: &mut Writer, frame_len: u64) -> Result<()> {
     let written = w.active.written();
     if written + frame_len + SEAL_RESERVE <= w.active.capacity() {
         return Ok(());
@@ -172,12 +126,6 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
     Ok(())
 }
 
-/// Logs that the sequence numbers up to `last_seq` are used, for a batch
-/// whose last operations wrote no record.
-fn append_sequence_mark(shared: &Shared, w: &mut Writer, last_seq: u64) -> Result<()> {
-    append_control_frame(shared, w, FrameKind::SequenceMark, &last_seq.to_le_bytes())
-}
-
 /// Appends a frame that carries no records (a sequence mark, a watermark).
 pub(crate) fn append_control_frame(
     shared: &Shared,
@@ -189,13 +137,7 @@ pub(crate) fn append_control_frame(
     let mut frame = header.encode().to_vec();
     frame.extend_from_slice(body);
     ensure_room(shared, w, frame.len() as u64)?;
-    let at = w.active.written();
-    if let Err(e) = w.active.write_at(&frame, at) {
-        return Err(shared.poison_with(Error::io(w.active.path(), e)));
-    }
-    w.active.set_written(at + frame.len() as u64);
-    w.ticket += frame.len() as u64;
-    Ok(())
+    append_frames(shared, w, &frame)
 }
 
 /// Writes a seal frame at the end of `segment` and flushes it.
@@ -213,22 +155,47 @@ pub(crate) fn seal(segment: &Segment, body: &SealBody) -> Result<()> {
     Ok(())
 }
 
-/// Encodes the records into the writer's frame buffer (after room for the
-/// frame header) and returns each record's location.
-fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Result<Vec<Location>> {
+/// Where each record of a batch went: its location and its encoded size.
+#[derive(Debug, Default)]
+pub(crate) struct Placed {
+    pub locations: Vec<Location>,
+    pub lens: Vec<u64>,
+}
+
+/// The newest record of each key staged in a write group but not yet in
+/// the index, so a later record of the key links to it as its previous
+/// version.
+pub(crate) type StagedHeads = HashMap<(u32, Vec<u8>), Location>;
+
+/// Appends the frame for `records` (sequence numbers from `first_seq`) to
+/// `out`, whose first byte will land at offset `out_at` of the active
+/// segment, and returns where each record went. `heads` is consulted before
+/// the index for each key's previous version, and updated when `track`.
+pub(crate) fn encode_frame(
+    shared: &Shared,
+    w: &Writer,
+    records: &[PendingRecord<'_>],
+    first_seq: u64,
+    (out, out_at): (&mut Vec<u8>, u64),
+    heads: &mut StagedHeads,
+    track: bool,
+) -> Result<Placed> {
+    let count = u32::try_from(records.len())
+        .map_err(|_| Error::InvalidArgument("batch has too many operations".into()))?;
     let segment_id = w.active.id();
-    let frame_start = w.active.written();
+    let frame_at = out.len();
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
     let guard = epoch::pin();
-    let mut same_batch: HashMap<(u32, &[u8]), Location> = HashMap::new();
-    let mut frame = std::mem::take(&mut w.frame);
-    frame.clear();
-    frame.resize(FRAME_HEADER_BYTES, 0);
-    let mut locations = Vec::with_capacity(records.len());
+    out.resize(frame_at + FRAME_HEADER_BYTES, 0);
+    let mut placed = Placed::default();
     for r in records {
         let key: &[u8] = &r.key;
-        let prev = match same_batch.get(&(r.ks.id().0, key)) {
+        let staged = match heads.is_empty() {
+            true => None,
+            false => heads.get(&(r.ks.id().0, key.to_vec())),
+        };
+        let prev = match staged {
             _ if is_unindexed(r.kind) => Location::NONE,
             Some(loc) => *loc,
             None => {
@@ -240,31 +207,40 @@ fn encode(shared: &Shared, w: &mut Writer, records: &[PendingRecord<'_>]) -> Res
         if r.kind != RecordKind::LogData {
             w.active.note_key(r.ks.id().0, key);
         }
-        let offset = frame_start + frame.len() as u64;
-        let loc = Location::new(segment_id, offset, r.kind == RecordKind::Delete);
+        let start = out.len();
+        let loc = Location::new(
+            segment_id,
+            out_at + start as u64,
+            r.kind == RecordKind::Delete,
+        );
         // Each batch operation consumes one sequence number; the deletes a
         // range delete expands to share its number.
-        let seq = w.next_seq + r.op as u64;
         record::encode_into(
             &RecordFields {
                 kind: r.kind,
                 merge_state: r.merge_state,
                 keyspace: r.ks.id().0,
-                seq,
+                seq: first_seq + r.op as u64,
                 prev,
                 key,
                 operand: r.operand,
                 value: &r.value,
             },
-            &mut frame,
+            out,
         );
-        if records.len() > 1 && !is_unindexed(r.kind) {
-            same_batch.insert((r.ks.id().0, key), loc);
+        if track && !is_unindexed(r.kind) {
+            heads.insert((r.ks.id().0, key.to_vec()), loc);
         }
-        locations.push(loc);
+        placed.locations.push(loc);
+        placed.lens.push((out.len() - start) as u64);
     }
-    w.frame = frame;
-    Ok(locations)
+    let header = FrameHeader::for_body(
+        FrameKind::Batch,
+        &out[frame_at + FRAME_HEADER_BYTES..],
+        count,
+    );
+    out[frame_at..frame_at + FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
+    Ok(placed)
 }
 
 /// Whether records of `kind` stay out of the key's version chain: a range
@@ -274,19 +250,26 @@ fn is_unindexed(kind: RecordKind) -> bool {
     matches!(kind, RecordKind::RangeDelete | RecordKind::LogData)
 }
 
-/// Fills in the frame header and appends the frame to the active segment.
-fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -> Result<()> {
-    let count = u32::try_from(count)
-        .map_err(|_| Error::InvalidArgument("batch has too many operations".into()))?;
-    let header = FrameHeader::for_body(FrameKind::Batch, &w.frame[FRAME_HEADER_BYTES..], count);
-    w.frame[..FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
+/// Appends a sequence-mark frame (the batch's last operations logged no
+/// record) to `out`.
+pub(crate) fn encode_sequence_mark(out: &mut Vec<u8>, last_seq: u64) {
+    let body = last_seq.to_le_bytes();
+    let header = FrameHeader::for_body(FrameKind::SequenceMark, &body, 0);
+    out.extend_from_slice(&header.encode());
+    out.extend_from_slice(&body);
+}
+
+/// Bytes of a sequence-mark frame.
+pub(crate) const SEQUENCE_MARK_BYTES: u64 = FRAME_HEADER_BYTES as u64 + 8;
+
+/// Writes `bytes` (whole frames) at the end of the active segment.
+pub(crate) fn append_frames(shared: &Shared, w: &mut Writer, bytes: &[u8]) -> Result<()> {
     let at = w.active.written();
-    if let Err(e) = w.active.write_at(&w.frame, at) {
+    if let Err(e) = w.active.write_at(bytes, at) {
         return Err(shared.poison_with(Error::io(w.active.path(), e)));
     }
-    w.active.note_seq(first_seq);
-    w.active.set_written(at + w.frame.len() as u64);
-    w.ticket += w.frame.len() as u64;
+    w.active.set_written(at + bytes.len() as u64);
+    w.ticket += bytes.len() as u64;
     Ok(())
 }
 
@@ -298,13 +281,18 @@ fn append_frame(shared: &Shared, w: &mut Writer, count: usize, first_seq: u64) -
 pub(crate) fn apply(
     shared: &Shared,
     records: &[PendingRecord<'_>],
-    locations: &[Location],
+    placed: &Placed,
     first_seq: u64,
 ) {
     let mut start = 0;
     for (i, r) in records.iter().enumerate() {
         if r.kind == RecordKind::RangeDelete {
-            apply_points(shared, &records[start..i], &locations[start..i]);
+            apply_points(
+                shared,
+                &records[start..i],
+                &placed.locations[start..i],
+                &placed.lens[start..i],
+            );
             r.ks.add_range_tombstone(RangeTombstone::new(
                 r.key.to_vec(),
                 r.value.to_vec(),
@@ -314,11 +302,31 @@ pub(crate) fn apply(
             start = i + 1;
         }
     }
-    apply_points(shared, &records[start..], &locations[start..]);
+    apply_points(
+        shared,
+        &records[start..],
+        &placed.locations[start..],
+        &placed.lens[start..],
+    );
 }
 
 /// [`apply`] for a run of point records.
-fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Location]) {
+///
+/// Dead bytes are counted without reading the replaced record where it can
+/// be avoided: a delete's own size is known, and a version replaced by a put
+/// or a merge is estimated to be as large as the record replacing it (most
+/// overwrites keep the value's size); only a version replaced by a delete is
+/// read for its size. The
+/// estimate only steers which segment compaction picks; compaction copies
+/// what is still live whatever the count said, and the output segment
+/// starts with its dead bytes at zero, so an error does not outlive the
+/// segment it was made for.
+fn apply_points(
+    shared: &Shared,
+    records: &[PendingRecord<'_>],
+    locations: &[Location],
+    lens: &[u64],
+) {
     if records.is_empty() {
         return;
     }
@@ -329,10 +337,10 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Loc
     // mostly deletes are the ones compaction should pick. (A delete it must
     // keep is copied and no longer counted; the estimate errs towards
     // compacting.)
-    for (r, &at) in records.iter().zip(locations) {
+    for ((r, &at), &len) in records.iter().zip(locations).zip(lens) {
         // Log data is never indexed: dead from the start.
         if matches!(r.kind, RecordKind::Delete | RecordKind::LogData) {
-            account_dead(&table, at);
+            add_dead_at(&table, at, len);
         }
     }
     let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();
@@ -366,9 +374,22 @@ fn apply_points(shared: &Shared, records: &[PendingRecord<'_>], locations: &[Loc
             );
             // A replaced delete was counted dead when it was written.
             if let Some(old) = old.filter(|o| !o.is_tombstone()) {
-                account_dead(&table, old);
+                match r.kind {
+                    // A delete says nothing of the size of the value it
+                    // replaces: read it (deletes of a segment's keys must
+                    // make that segment a candidate).
+                    RecordKind::Delete => account_dead(&table, old),
+                    _ => add_dead_at(&table, old, lens[i]),
+                }
             }
         }
+    }
+}
+
+/// Adds `bytes` to the dead bytes of the segment holding `loc`.
+fn add_dead_at(table: &SegmentTable, loc: Location, bytes: u64) {
+    if let Some(segment) = table.get(loc.segment()) {
+        segment.add_dead(bytes);
     }
 }
 

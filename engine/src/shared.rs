@@ -15,6 +15,7 @@ use crate::log_writer::{SyncState, Writer};
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::Options;
 use crate::segment::SegmentTable;
+use crate::write_queue::WriteQueue;
 
 /// Everything an open database shares.
 #[derive(Debug)]
@@ -34,6 +35,8 @@ pub(crate) struct Shared {
     pub next_segment_id: AtomicU32,
     /// Serializes writers.
     pub writer: Mutex<Writer>,
+    /// Writers waiting to be written as a group.
+    pub write_queue: WriteQueue,
     /// Group commit state; never locked while `writer` is held.
     pub sync: Mutex<SyncState>,
     /// Set once a write or fsync fails; writes are refused from then on.
@@ -72,6 +75,8 @@ pub(crate) struct Counters {
     pub compaction_errors: AtomicU64,
     /// Records read by the open (see [`crate::Stats::records_read_at_open`]).
     pub records_read_at_open: AtomicU64,
+    /// Writer-lock holds taken by compaction installs (see `rewrite.rs`).
+    pub install_steps: AtomicU64,
 }
 
 impl Shared {

@@ -75,6 +75,10 @@ enum Op {
     CheckSnapshot(usize),
     Reopen,
     Compact,
+    /// Takes a snapshot, overwrites the keys (deleting every other one),
+    /// compacts, and checks every snapshot's view: the versions kept for
+    /// snapshots are rewritten in key order beside the new heads.
+    SnapshotThenCompact(usize, Vec<u16>),
 }
 
 #[derive(Clone, Debug)]
@@ -133,8 +137,14 @@ impl Arbitrary for Op {
             },
             85..=88 => Op::TakeSnapshot,
             89..=92 => Op::CheckSnapshot(usize::arbitrary(g)),
-            93..=96 => Op::Reopen,
-            _ => Op::Compact,
+            93..=95 => Op::Reopen,
+            96..=97 => Op::Compact,
+            _ => Op::SnapshotThenCompact(
+                ks,
+                (0..usize::arbitrary(g) % 8 + 1)
+                    .map(|_| small_key(g))
+                    .collect(),
+            ),
         }
     }
 
@@ -219,6 +229,7 @@ impl Harness {
         self.apply(shape, op)?;
         self.seq += match op {
             Op::Put(..) | Op::Delete(..) | Op::Merge(..) | Op::DeleteRange(..) => 1,
+            Op::SnapshotThenCompact(_, keys) => keys.len() as u64,
             Op::Batch(items) => items.len() as u64,
             Op::BatchWithRange(_, before, _, _, after) => (before.len() + 1 + after.len()) as u64,
             _ => 0,
@@ -369,8 +380,33 @@ impl Harness {
                 self.db().compact().map_err(|e| e.to_string())?;
                 self.check_everything()?;
             }
+            Op::SnapshotThenCompact(ks, keys) => self.snapshot_then_compact(shape, *ks, keys)?,
         }
         Ok(())
+    }
+
+    fn snapshot_then_compact(
+        &mut self,
+        shape: Shape,
+        ks: usize,
+        keys: &[u16],
+    ) -> Result<(), String> {
+        self.apply(shape, &Op::TakeSnapshot)?;
+        let w = WriteOptions::default();
+        for (i, k) in keys.iter().enumerate() {
+            let key = shape.key(*k);
+            let id = self.ids[ks];
+            let written = match i % 2 {
+                0 => self.db().put(id, &key, b"rewritten", &w).map(|()| {
+                    self.model[ks].insert(key.clone(), b"rewritten".to_vec());
+                }),
+                _ => self.db().delete(id, &key, &w).map(|()| {
+                    self.model[ks].remove(&key);
+                }),
+            };
+            written.map_err(|e| e.to_string())?;
+        }
+        self.apply(shape, &Op::Compact)
     }
 
     fn check_scan(
@@ -495,6 +531,23 @@ fn check_snapshot(snap: &Snapshot, ids: &[KeyspaceId], model: &Model) -> Result<
         if got != want {
             return Err(format!(
                 "snapshot at {} keyspace {i}: got {got:?}, want {want:?}",
+                snap.seq()
+            ));
+        }
+        let mut c = snap
+            .cursor(*id, KeyRange::default())
+            .map_err(|e| e.to_string())?;
+        c.seek_to_last();
+        let mut reversed = Vec::new();
+        while let Some(entry) = c.entry() {
+            reversed.push((entry.key().to_vec(), entry.value().to_vec()));
+            c.backward();
+        }
+        c.status().map_err(|e| e.to_string())?;
+        reversed.reverse();
+        if reversed != want {
+            return Err(format!(
+                "snapshot at {} keyspace {i} in reverse: got {reversed:?}, want {want:?}",
                 snap.seq()
             ));
         }

@@ -80,6 +80,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
         ranges: _,
         range_drops,
     } = decisions;
+    in_key_order(&mut copies);
     let output = match copies.is_empty() {
         true => None,
         false => Some(write_output(shared, &input_ids, &mut copies, set.visible)?),
@@ -348,6 +349,19 @@ fn head_of(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Option<Location> {
         .map(Location)
 }
 
+/// Puts the copies in the layout order of a compacted segment (see "Key
+/// order of compacted segments" in FORMAT.md): by keyspace id, then key
+/// bytes, then newest version first, so that a scan or a seek and next over
+/// compacted data reads the file front to back. Recovery takes the highest
+/// sequence number of a key, so the order changes no outcome.
+fn in_key_order(copies: &mut [Copy<'_>]) {
+    copies.sort_unstable_by(|a, b| {
+        (a.record.keyspace, a.record.key)
+            .cmp(&(b.record.keyspace, b.record.key))
+            .then(b.record.seq.cmp(&a.record.seq))
+    });
+}
+
 /// Writes the copies into a new sealed, fsynced segment; fills in their new
 /// locations.
 fn write_output(
@@ -428,8 +442,18 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
     Ok(at + frame.len() as u64)
 }
 
-/// Publishes the output, repoints the indexes and retires the inputs,
-/// under the writer lock so no write interleaves.
+/// Index entries repointed (or tombstones removed) per hold of the writer
+/// lock while a compaction installs, so a writer never waits for more than
+/// one step, whatever the size of the compaction.
+const INSTALL_STEP: usize = 1024;
+
+/// Publishes the output, repoints the indexes and retires the inputs, in
+/// bounded steps under the writer lock (see [`INSTALL_STEP`]): first the
+/// commit and the output's publication, then the index in steps, then the
+/// relocations and the inputs' retirement together. Between steps readers
+/// find each key at its old or its new location, both in the table; a write
+/// between steps makes the copy of its key an older version (relocated, as
+/// for a write during the rewrite).
 fn install(
     shared: &Shared,
     output: Option<Arc<Segment>>,
@@ -438,10 +462,50 @@ fn install(
     drops: &[DroppedTombstone<'_>],
     splices: Vec<(Location, Relocation)>,
 ) -> Result<()> {
+    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
+    publish_output(shared, output, &ids)?;
+    let mut moved = splices;
+    for step in copies.chunks(INSTALL_STEP) {
+        install_step(shared, || repoint(shared, step, &mut moved));
+    }
+    for step in drops.chunks(INSTALL_STEP) {
+        install_step(shared, || forget_tombstones(shared, step, &mut moved));
+    }
     // Every change to the segment table happens under the writer lock, so a
     // concurrent rotation cannot be lost.
+    let _writer = shared.lock_writer();
+    if !moved.is_empty() {
+        let updated = shared.relocations.load().with(&moved);
+        shared.relocations.store(Arc::new(updated));
+    }
+    let current = shared.segments.load_full();
+    shared.segments.store(Arc::new(current.without(&ids)));
+    for s in inputs {
+        s.mark_obsolete();
+    }
+    Ok(())
+}
+
+/// Runs one install step under the writer lock, then lets a waiting writer
+/// in before the next (the lock is not fair: without the yield the
+/// compaction thread would usually take it straight back).
+fn install_step(shared: &Shared, step: impl FnOnce()) {
+    {
+        let _writer = shared.lock_writer();
+        step();
+        shared
+            .counters
+            .install_steps
+            .fetch_add(1, Ordering::Relaxed);
+    }
+    std::thread::yield_now();
+}
+
+/// The commit point (the MANIFEST lists the output instead of the inputs)
+/// and the output's publication beside them.
+fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) -> Result<()> {
     let mut writer = shared.lock_writer();
-    if inputs.iter().any(|s| s.id() == writer.active.id()) {
+    if ids.contains(&writer.active.id()) {
         // Its seal names the inputs as replaced, so the unpublished output
         // must not survive to the next open: dropping it removes the file.
         if let Some(output) = &output {
@@ -451,18 +515,21 @@ fn install(
             "compaction planned the active segment; nothing was installed".into(),
         ));
     }
-    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
-    // The commit point: from here on the inputs are no longer needed.
-    crate::durable::list_compaction(shared, &mut writer, &ids, output.as_ref().map(|s| s.id()))?;
-    let current = shared.segments.load_full();
-    let with_output = match output {
-        Some(output) => current.with(output),
-        None => (*current).clone(),
-    };
-    shared.segments.store(Arc::new(with_output.clone()));
-    let resolver = TableResolver::new(&with_output);
+    // From here on the inputs are no longer needed.
+    crate::durable::list_compaction(shared, &mut writer, ids, output.as_ref().map(|s| s.id()))?;
+    if let Some(output) = output {
+        let current = shared.segments.load_full();
+        shared.segments.store(Arc::new(current.with(output)));
+    }
+    Ok(())
+}
+
+/// Points each copied head that is still its key's head at its copy; a
+/// copy that a write made an older version is relocated instead.
+fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relocation)>) {
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
     let guard = epoch::pin();
-    let mut moved = splices;
     let now_visible = shared.visible();
     for c in copies {
         let still_head = c.ks.index.get(c.record.key, &resolver, &guard) == Some(c.old.0);
@@ -475,6 +542,18 @@ fn install(
             Reason::RangeTombstone => {}
         }
     }
+}
+
+/// Removes the dropped tombstones that are still their key's head.
+fn forget_tombstones(
+    shared: &Shared,
+    drops: &[DroppedTombstone<'_>],
+    moved: &mut Vec<(Location, Relocation)>,
+) {
+    let table = shared.segments.load();
+    let resolver = TableResolver::new(&table);
+    let guard = epoch::pin();
+    let now_visible = shared.visible();
     for d in drops {
         if d.ks.index.get(d.key, &resolver, &guard) == Some(d.old.0) {
             d.ks.index.remove(d.key, &resolver);
@@ -492,15 +571,6 @@ fn install(
             ));
         }
     }
-    if !moved.is_empty() {
-        let updated = shared.relocations.load().with(&moved);
-        shared.relocations.store(Arc::new(updated));
-    }
-    shared.segments.store(Arc::new(with_output.without(&ids)));
-    for s in inputs {
-        s.mark_obsolete();
-    }
-    Ok(())
 }
 
 fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
@@ -533,6 +603,7 @@ pub(crate) fn prune_relocations(shared: &Shared) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction;
     use crate::log_writer::rotate;
     use crate::{Db, Options, WriteOptions};
 
@@ -547,6 +618,137 @@ mod tests {
         table.iter().filter(|s| s.id() != active).cloned().collect()
     }
 
+    /// A database compacted only when a test asks.
+    fn open_quiet(dir: &std::path::Path, segment_bytes: u64) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes,
+            ..Options::default()
+        };
+        Db::open(dir, options).unwrap()
+    }
+
+    /// The keys of every compacted segment, in file order, with their
+    /// sequence numbers.
+    fn compacted_layout(shared: &Shared) -> Vec<Vec<(u32, Vec<u8>, u64)>> {
+        let table = shared.segments.load_full();
+        table
+            .iter()
+            .filter(|s| s.kind() == SegmentKind::Compacted)
+            .map(|s| {
+                let mut keys = Vec::new();
+                let scan = scan_frames(s.bytes(), |_, r| {
+                    keys.push((r.keyspace, r.key.to_vec(), r.seq));
+                });
+                assert!(scan.damage.is_none());
+                keys
+            })
+            .collect()
+    }
+
+    /// Compaction writes what survives in key order per keyspace, newest
+    /// version first, whatever order the log held it in; snapshots still
+    /// see their versions.
+    #[test]
+    fn compaction_output_is_in_key_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open_quiet(dir.path(), 16 << 10);
+        let other = db.create_keyspace("other").unwrap();
+        let ks = KeyspaceId(0);
+        let w = WriteOptions::default();
+        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+        for i in 0..600 {
+            db.put(ks, &key(i), b"first", &w).unwrap();
+            db.put(other, &key(i), b"other", &w).unwrap();
+        }
+        let snapshot = db.snapshot();
+        for i in (0..600).step_by(3) {
+            db.put(ks, &key(i), b"second", &w).unwrap();
+        }
+        db.compact().unwrap();
+        let layout = compacted_layout(&db.shared());
+        assert!(!layout.is_empty());
+        for keys in &layout {
+            let ordered = keys.windows(2).all(|p| {
+                (p[0].0, &p[0].1) < (p[1].0, &p[1].1)
+                    || (p[0].0 == p[1].0 && p[0].1 == p[1].1 && p[0].2 > p[1].2)
+            });
+            assert!(ordered, "{keys:?}");
+        }
+        // The versions the snapshot needs were kept beside the new heads.
+        let versions: usize = layout.iter().map(Vec::len).sum();
+        assert!(versions > 1200, "{versions}");
+        for i in 0..600 {
+            let want: &[u8] = if i % 3 == 0 { b"second" } else { b"first" };
+            assert_eq!(db.get(ks, &key(i)).unwrap().as_deref(), Some(want));
+            assert_eq!(
+                snapshot.get(ks, &key(i)).unwrap().as_deref(),
+                Some(&b"first"[..])
+            );
+        }
+    }
+
+    /// A large compaction installs in bounded steps of the writer lock:
+    /// a writer writing all along gets writes in between the steps, and
+    /// every write and the snapshot's view survive the install.
+    #[test]
+    fn writers_progress_while_a_large_compaction_installs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = std::sync::Arc::new(open_quiet(dir.path(), 8 << 20));
+        let ks = KeyspaceId(0);
+        let w = WriteOptions::default();
+        let keys = 60 * INSTALL_STEP as u64;
+        for chunk in (0..keys).collect::<Vec<u64>>().chunks(1000) {
+            let mut b = crate::WriteBatch::new();
+            for i in chunk {
+                b.put(ks, &i.to_be_bytes(), b"old");
+            }
+            db.write(&b, &w).unwrap();
+        }
+        let snapshot = db.snapshot();
+        seal_active(&db.shared());
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (db, stop) = (db.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let steps = &db.shared().counters.install_steps;
+                let mut seen_between = std::collections::BTreeSet::new();
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    db.put(ks, &(n % keys).to_be_bytes(), &n.to_le_bytes(), &w)
+                        .unwrap();
+                    seen_between.insert(steps.load(Ordering::Relaxed));
+                    n += 1;
+                }
+                (n, seen_between)
+            })
+        };
+        compaction::compact_while_needed(&db.shared(), -1.0).unwrap();
+        stop.store(true, Ordering::Relaxed);
+        let (written, seen) = writer.join().unwrap();
+        let total = db.shared().counters.install_steps.load(Ordering::Relaxed);
+        assert!(total >= 60, "{total} steps");
+        let between = seen.iter().filter(|&&s| s > 0 && s < total).count();
+        assert!(
+            between > 0,
+            "no write between install steps: {seen:?} of {total}"
+        );
+        for i in 0..keys {
+            // The last put of key i was number i + keys * m, the largest below `written`.
+            let want = match i < written {
+                true => (i + keys * ((written - 1 - i) / keys))
+                    .to_le_bytes()
+                    .to_vec(),
+                false => b"old".to_vec(),
+            };
+            assert_eq!(db.get_copied(ks, &i.to_be_bytes()).unwrap(), Some(want));
+            assert_eq!(
+                snapshot.get(ks, &i.to_be_bytes()).unwrap().as_deref(),
+                Some(&b"old"[..])
+            );
+        }
+    }
+
     /// Regression (seen once in CI as a snapshot read that "kept racing
     /// compaction"): compaction decided record by record, reading the key's
     /// head each time. A chain walk from an older record treated the head
@@ -556,11 +758,7 @@ mod tests {
     #[test]
     fn a_head_replaced_between_two_records_of_its_key_stays_visible() {
         let dir = tempfile::tempdir().unwrap();
-        let options = Options {
-            background_compaction: false,
-            ..Options::default()
-        };
-        let db = Db::open(dir.path(), options).unwrap();
+        let db = open_quiet(dir.path(), Options::default().segment_bytes);
         let shared = db.shared().clone();
         let ks = KeyspaceId(0);
         let w = WriteOptions::default();
