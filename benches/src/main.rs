@@ -12,6 +12,7 @@ mod cli;
 mod engines;
 mod error;
 mod keys;
+mod latency;
 mod machine;
 mod measure;
 mod report;
