@@ -6,6 +6,7 @@
 //! another; it reads each child's figures as JSON and writes a markdown
 //! report, the raw figures and an SVG chart.
 
+mod aims;
 mod chart;
 mod child;
 mod cli;

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::aims;
 use crate::engines::EngineKind;
 use crate::keys::Keyset;
 use crate::latency::Latency;
@@ -15,6 +16,7 @@ pub fn markdown(r: &RunResults) -> String {
     header(&mut s, r);
     if let Some(scenario) = goal_scenario(r) {
         goals(&mut s, r, &scenario);
+        aims::table(&mut s, r, &scenario);
     }
     for scenario in &r.settings.scenarios {
         table(&mut s, r, scenario);
