@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::engines::EngineKind;
-use crate::report::value;
+use crate::report::{alexdb_columns, value};
 use crate::results::{RunResults, Scenario};
 use crate::workloads::{Unit, Workload};
 
@@ -181,13 +181,7 @@ const fn aim(
 
 /// Writes the table of aims for `scenario` (nothing if no AlexDB column ran).
 pub fn table(s: &mut String, r: &RunResults, scenario: &Scenario) {
-    let alexes: Vec<EngineKind> = r
-        .settings
-        .engines
-        .iter()
-        .copied()
-        .filter(|e| e.is_alexdb())
-        .collect();
+    let alexes = alexdb_columns(r);
     if alexes.is_empty() {
         return;
     }

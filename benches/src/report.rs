@@ -137,14 +137,18 @@ const ALSO: [Goal; 2] = [
     },
 ];
 
-fn goals(s: &mut String, r: &RunResults, scenario: &Scenario) {
-    let alexes: Vec<EngineKind> = r
-        .settings
+/// The AlexDB engines of the run, in order: the columns of the goals.
+pub fn alexdb_columns(r: &RunResults) -> Vec<EngineKind> {
+    r.settings
         .engines
         .iter()
         .copied()
         .filter(|e| e.is_alexdb())
-        .collect();
+        .collect()
+}
+
+fn goals(s: &mut String, r: &RunResults, scenario: &Scenario) {
+    let alexes = alexdb_columns(r);
     let _ = writeln!(s, "## Goals ({})\n", scenario.label());
     if scenario.keys != 1_000_000 || r.settings.quick {
         let _ = writeln!(
