@@ -252,3 +252,50 @@ impl Engine for Floor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizing(keys: usize, key_bytes: usize) -> Sizing {
+        Sizing {
+            keys,
+            key_bytes,
+            value_bytes: 4,
+        }
+    }
+
+    fn loaded(keys: &[&[u8]], key_bytes: usize) -> (tempfile::TempDir, Floor) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = sizing(keys.len(), key_bytes);
+        let mut floor = Floor::open(dir.path(), &s).unwrap();
+        let pairs: Vec<(&[u8], &[u8])> = keys.iter().map(|k| (*k, &k[..4])).collect();
+        floor.write_batch(&pairs).unwrap();
+        floor.close().unwrap();
+        let floor = Floor::open(dir.path(), &s).unwrap();
+        (dir, floor)
+    }
+
+    #[test]
+    fn integer_keys_found_by_binary_search_with_their_values() {
+        let keys: Vec<[u8; 8]> = [30u64, 10, 20].map(u64::to_be_bytes).to_vec();
+        let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        let (_dir, mut floor) = loaded(&refs, 8);
+        assert_eq!(
+            floor.find(&20u64.to_be_bytes()).unwrap(),
+            Some(&20u64.to_be_bytes()[..4])
+        );
+        assert_eq!(floor.get(&15u64.to_be_bytes()).unwrap(), None);
+        assert_eq!(floor.scan().unwrap().1, 3);
+        assert_eq!(floor.seek_next(&15u64.to_be_bytes(), 10).unwrap().1, 2);
+    }
+
+    #[test]
+    fn fixed_width_keys_found_by_binary_search() {
+        let (_dir, mut floor) = loaded(&[b"key-c", b"key-a", b"key-b"], 5);
+        assert_eq!(floor.find(b"key-b").unwrap(), Some(&b"key-"[..]));
+        assert_eq!(floor.get(b"key-0").unwrap(), None);
+        assert_eq!(floor.seek_next(b"key-b", 0).unwrap().1, 1);
+        assert!(floor.write_batch(&[(b"key-d", b"1234")]).is_err());
+    }
+}

@@ -105,3 +105,25 @@ pub fn delete_heavy<E: Engine>(engine: &mut E, data: &DataSet, gone: &mut [bool]
     expect_count("keys read wrong after the deletes", wrong, 0)?;
     Ok(ns)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_disjoint_and_in_the_first_half() {
+        for n in [20_000, 1_000_000, 10_000_000] {
+            let plan = RangePlan::new(n);
+            let mut ranges: Vec<(usize, usize)> = (0..RANGES)
+                .flat_map(|r| [plan.range(r, false), plan.range(r, true)])
+                .collect();
+            ranges.sort_unstable();
+            assert!(ranges.windows(2).all(|w| w[0].1 < w[1].0), "{n} keys");
+            assert!(
+                ranges.last().is_some_and(|r| r.1 < n / 2 + n / 20),
+                "{n} keys"
+            );
+            assert_eq!(plan.range(0, false).1, RANGE_KEYS.min(n / 40));
+        }
+    }
+}
