@@ -49,8 +49,9 @@ bench-quick:
 	$(CARGO) run --profile ci -p alexdb-bench -- --quick --check --out target/bench-quick
 
 # The README's main command: AlexDB against RocksDB (default and tuned),
-# SQLite and LMDB at 1M uniform keys (the issue's goals), 3 repetitions, about
-# 5-10 minutes after the build. Prints the table; writes bench-results/
+# SQLite and LMDB at 1M uniform keys (the issue's goals), 3 repetitions, every
+# workload (issues 4, 9, 11, 12 and 14) and the floor row: about 12-15 minutes
+# after the build on the idle machine (41 on a busy one). Prints the table; writes bench-results/
 # report.md, results.json and latency.svg. The full sweep (100K and 1M keys,
 # three key sets) is `cargo run --release -p alexdb-bench`.
 bench: toolchain

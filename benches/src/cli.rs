@@ -22,7 +22,8 @@ pub struct Cli {
     #[arg(long = "value-size", value_delimiter = ',', default_values_t = [100usize])]
     pub value_sizes: Vec<usize>,
 
-    /// Key sets, comma-separated. Zipfian access runs on every key set as
+    /// Key sets, comma-separated (`skewed` on request: long shared prefixes
+    /// and trailing zero bytes). Zipfian access runs on every key set as
     /// the `get-zipf` workload.
     #[arg(long, value_enum, value_delimiter = ',', default_values = ["uniform", "sequential", "strings"])]
     pub keysets: Vec<Keyset>,
@@ -95,6 +96,11 @@ impl Cli {
         if self.workloads.is_empty() {
             self.workloads = Workload::ALL.to_vec();
         }
+        let asked = self.workloads.clone();
+        self.workloads = Workload::ALL
+            .into_iter()
+            .filter(|w| asked.contains(w) || asked.contains(&w.produced_by()))
+            .collect();
         self
     }
 }

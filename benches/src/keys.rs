@@ -19,6 +19,10 @@ pub const ACCESS_SEED: u64 = 7;
 pub const ZIPF_THETA: f64 = 0.99;
 /// Prefix of the string keys: long and shared by every key.
 pub const STRING_PREFIX: &str = "user:profile:";
+/// Number of long prefixes the skewed keys share (one per tenant).
+pub const SKEWED_TENANTS: u64 = 4;
+/// Trailing zero bytes of every skewed key.
+pub const SKEWED_ZEROS: usize = 6;
 
 /// How the loaded keys are drawn.
 #[derive(
@@ -34,6 +38,10 @@ pub enum Keyset {
     /// `user:profile:{:012}` (25 bytes, a 13-byte shared prefix) over a
     /// dense id range, loaded in shuffled order.
     Strings,
+    /// `tenant/{t:04}/events/` (19 bytes, 4 tenants), then a uniform 6-byte
+    /// id, then 6 zero bytes (31 bytes): long shared prefixes and trailing
+    /// zeros, loaded in generation (random) order.
+    Skewed,
 }
 
 impl Keyset {
@@ -43,12 +51,13 @@ impl Keyset {
             Keyset::Uniform => "uniform",
             Keyset::Sequential => "sequential",
             Keyset::Strings => "strings",
+            Keyset::Skewed => "skewed",
         }
     }
 
     /// Whether keys are 8-byte integers (usable by the i64 API).
     pub fn is_integer(self) -> bool {
-        !matches!(self, Keyset::Strings)
+        !matches!(self, Keyset::Strings | Keyset::Skewed)
     }
 }
 
@@ -101,12 +110,41 @@ impl DataSet {
             Keyset::Uniform => uniform(n),
             Keyset::Sequential => sequential(n),
             Keyset::Strings => strings(n),
+            Keyset::Skewed => skewed(n),
         };
         DataSet {
             present,
             absent,
             values: ValuePool::new(value_size),
         }
+    }
+
+    /// Indexes of the present keys in key order.
+    pub fn sorted_order(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.present.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            self.present
+                .get(a as usize)
+                .cmp(self.present.get(b as usize))
+        });
+        order
+    }
+
+    /// `count` new keys in the narrow range just above present key number
+    /// `anchor`: that key followed by a 4-byte suffix (so every new key sorts
+    /// between it and the next loaded key), in shuffled order.
+    pub fn hot_keys(&self, anchor: usize, count: usize) -> Keys {
+        let base = self.present.get(anchor);
+        let mut suffixes: Vec<u32> = (0..count as u32).collect();
+        Xorshift::new(ACCESS_SEED ^ 0x407).shuffle(&mut suffixes);
+        let mut keys = Keys::with_capacity(base.len() + 4, count);
+        let mut key = base.to_vec();
+        for s in suffixes {
+            key.truncate(base.len());
+            key.extend_from_slice(&s.to_be_bytes());
+            keys.push(&key);
+        }
+        keys
     }
 
     /// The value loaded for key number `i`; `version` > 0 gives the
@@ -157,6 +195,32 @@ fn strings(n: usize) -> (Keys, Keys) {
         absent.push(format!("{STRING_PREFIX}{:012}", 2 * id + 1).as_bytes());
     }
     (present, absent)
+}
+
+/// Skewed keys: a tenant prefix, a uniform id (even present, odd absent)
+/// and trailing zero bytes.
+fn skewed(n: usize) -> (Keys, Keys) {
+    let mut rng = Xorshift::new(KEY_SEED);
+    let mut seen = HashSet::with_capacity(n);
+    let width = skewed_key(0, 0).len();
+    let mut present = Keys::with_capacity(width, n);
+    let mut absent = Keys::with_capacity(width, n);
+    while present.len() < n {
+        let x = rng.next_u64();
+        let (tenant, id) = (x % SKEWED_TENANTS, (x >> 16) & !1);
+        if seen.insert((tenant, id)) {
+            present.push(&skewed_key(tenant, id));
+            absent.push(&skewed_key(tenant, id | 1));
+        }
+    }
+    (present, absent)
+}
+
+fn skewed_key(tenant: u64, id: u64) -> Vec<u8> {
+    let mut key = format!("tenant/{tenant:04}/events/").into_bytes();
+    key.extend_from_slice(&id.to_be_bytes()[2..]);
+    key.extend_from_slice(&[0; SKEWED_ZEROS]);
+    key
 }
 
 /// A 1 MiB pool of random bytes from which values are sliced, so values
@@ -217,7 +281,12 @@ mod tests {
 
     #[test]
     fn absent_keys_are_absent() {
-        for keyset in [Keyset::Uniform, Keyset::Sequential, Keyset::Strings] {
+        for keyset in [
+            Keyset::Uniform,
+            Keyset::Sequential,
+            Keyset::Strings,
+            Keyset::Skewed,
+        ] {
             let d = DataSet::generate(keyset, 5_000, 100);
             let present: HashSet<&[u8]> = (0..d.present.len()).map(|i| d.present.get(i)).collect();
             assert_eq!(present.len(), 5_000, "{keyset:?} keys are distinct");
@@ -240,6 +309,38 @@ mod tests {
         let d = DataSet::generate(Keyset::Strings, 10, 100);
         assert!(d.present.get(3).starts_with(STRING_PREFIX.as_bytes()));
         assert_eq!(d.present.get(3).len(), 25);
+    }
+
+    #[test]
+    fn skewed_keys_share_prefixes_and_end_in_zeros() {
+        let d = DataSet::generate(Keyset::Skewed, 100, 100);
+        let key = d.present.get(7);
+        assert_eq!(key.len(), 31);
+        assert!(key.starts_with(b"tenant/000"));
+        assert!(key.ends_with(&[0; SKEWED_ZEROS]));
+    }
+
+    #[test]
+    fn hot_keys_sit_between_two_loaded_keys() {
+        let d = DataSet::generate(Keyset::Strings, 1_000, 8);
+        let sorted = d.sorted_order();
+        let (lo, hi) = (sorted[500] as usize, sorted[501] as usize);
+        let hot = d.hot_keys(lo, 100);
+        assert_eq!(hot.len(), 100);
+        for i in 0..hot.len() {
+            assert!(d.present.get(lo) < hot.get(i) && hot.get(i) < d.present.get(hi));
+        }
+    }
+
+    #[test]
+    fn sorted_order_sorts() {
+        let d = DataSet::generate(Keyset::Uniform, 1_000, 8);
+        let order = d.sorted_order();
+        assert!(
+            order
+                .windows(2)
+                .all(|w| d.present.get(w[0] as usize) < d.present.get(w[1] as usize))
+        );
     }
 
     #[test]

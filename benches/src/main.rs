@@ -6,12 +6,14 @@
 //! another; it reads each child's figures as JSON and writes a markdown
 //! report, the raw figures and an SVG chart.
 
+mod aims;
 mod chart;
 mod child;
 mod cli;
 mod engines;
 mod error;
 mod keys;
+mod latency;
 mod machine;
 mod measure;
 mod report;

@@ -3,9 +3,11 @@
 
 use std::fmt::Write as _;
 
+use crate::aims;
 use crate::engines::EngineKind;
 use crate::keys::Keyset;
-use crate::results::{Row, RunResults, Scenario, thousands};
+use crate::latency::Latency;
+use crate::results::{LatencyRow, Row, RunResults, Scenario, thousands};
 use crate::workloads::{Unit, Workload};
 
 /// The whole report as markdown (also printed to the terminal).
@@ -14,9 +16,11 @@ pub fn markdown(r: &RunResults) -> String {
     header(&mut s, r);
     if let Some(scenario) = goal_scenario(r) {
         goals(&mut s, r, &scenario);
+        aims::table(&mut s, r, &scenario);
     }
     for scenario in &r.settings.scenarios {
         table(&mut s, r, scenario);
+        latency_table(&mut s, r, scenario);
     }
     legend(&mut s, r);
     s
@@ -133,14 +137,18 @@ const ALSO: [Goal; 2] = [
     },
 ];
 
-fn goals(s: &mut String, r: &RunResults, scenario: &Scenario) {
-    let alexes: Vec<EngineKind> = r
-        .settings
+/// The AlexDB engines of the run, in order: the columns of the goals.
+pub fn alexdb_columns(r: &RunResults) -> Vec<EngineKind> {
+    r.settings
         .engines
         .iter()
         .copied()
         .filter(|e| e.is_alexdb())
-        .collect();
+        .collect()
+}
+
+fn goals(s: &mut String, r: &RunResults, scenario: &Scenario) {
+    let alexes = alexdb_columns(r);
     let _ = writeln!(s, "## Goals ({})\n", scenario.label());
     if scenario.keys != 1_000_000 || r.settings.quick {
         let _ = writeln!(
@@ -246,6 +254,69 @@ fn table(s: &mut String, r: &RunResults, scenario: &Scenario) {
     let _ = writeln!(s);
 }
 
+/// Per-operation latency of the workloads timed per operation: one row
+/// per workload and kind of operation, p50 / p99 / p99.9 / max per engine
+/// (medians over repetitions; max is the longest single operation, the
+/// longest stall a caller saw).
+fn latency_table(s: &mut String, r: &RunResults, scenario: &Scenario) {
+    let rows: Vec<&LatencyRow> = r
+        .latency
+        .iter()
+        .filter(|l| l.scenario == *scenario)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let engines: Vec<EngineKind> = r
+        .settings
+        .engines
+        .iter()
+        .copied()
+        .filter(|&e| rows.iter().any(|l| l.engine == e))
+        .collect();
+    let _ = writeln!(
+        s,
+        "Latency per operation, p50 / p99 / p99.9 / max (max: the longest stall), medians \
+         over repetitions:\n"
+    );
+    let _ = write!(s, "| workload · operation |");
+    for e in &engines {
+        let _ = write!(s, " {} |", e.name());
+    }
+    let _ = writeln!(s, "\n|---|{}", "---|".repeat(engines.len()));
+    let mut kinds: Vec<(Workload, &str)> = Vec::new();
+    for w in Workload::ALL {
+        for l in rows.iter().filter(|l| l.workload == w) {
+            if !kinds.contains(&(w, l.operation.as_str())) {
+                kinds.push((w, l.operation.as_str()));
+            }
+        }
+    }
+    for (w, op) in kinds {
+        let _ = write!(s, "| {} · {op} |", w.name());
+        for &e in &engines {
+            let found = rows
+                .iter()
+                .find(|l| l.engine == e && l.workload == w && l.operation == op);
+            let _ = write!(
+                s,
+                " {} |",
+                found.map_or("n/a".into(), |l| percentiles(&l.median))
+            );
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s);
+}
+
+/// "330 ns / 710 ns / 1.52 µs / 61.2 µs": the four percentiles, each in
+/// the unit that reads best.
+fn percentiles(l: &Latency) -> String {
+    [l.p50, l.p99, l.p999, l.max]
+        .map(|v| value(v, Unit::NanosPerOp))
+        .join(" / ")
+}
+
 fn cell(row: Option<&Row>, baseline: EngineKind) -> String {
     let Some(row) = row else { return "n/a".into() };
     let unit = row.workload.unit();
@@ -290,6 +361,7 @@ pub fn scale(v: f64, unit: Unit) -> (f64, &'static str) {
         Unit::MiB if v >= 1024.0 => (1024.0, " GiB"),
         Unit::MiB => (1.0, " MiB"),
         Unit::BytesPerKey => (1.0, " B/key"),
+        Unit::TimesLive => (1.0, "x live"),
     }
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engines::EngineKind;
 use crate::keys::Keyset;
+use crate::latency::Latency;
 use crate::machine::Machine;
 use crate::workloads::Workload;
 
@@ -40,6 +41,10 @@ pub struct ChildOutput {
     pub figures: BTreeMap<Workload, f64>,
     /// Workloads the engine does not support.
     pub unsupported: Vec<Workload>,
+    /// Latency per workload and kind of operation (`"get"`, `"put"`), for
+    /// the workloads timed per operation.
+    #[serde(default)]
+    pub latency: BTreeMap<Workload, BTreeMap<String, Latency>>,
 }
 
 /// One repetition of one engine on one scenario.
@@ -118,6 +123,58 @@ pub struct Row {
     pub ratio_vs_baseline: Option<f64>,
 }
 
+/// The latency of one kind of operation in one workload: the median over
+/// repetitions of each percentile.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LatencyRow {
+    /// The data set.
+    pub scenario: Scenario,
+    /// The engine.
+    pub engine: EngineKind,
+    /// The workload.
+    pub workload: Workload,
+    /// The kind of operation (`"get"`, `"put"`, `"transaction"`).
+    pub operation: String,
+    /// Medians over repetitions of each percentile.
+    pub median: Latency,
+}
+
+/// Summarizes the latencies of `samples`.
+pub fn summarize_latency(samples: &[Sample]) -> Vec<LatencyRow> {
+    type Key = (Scenario, EngineKind, Workload, String);
+    let mut groups: BTreeMap<Key, Vec<Latency>> = BTreeMap::new();
+    for s in samples {
+        for (w, ops) in &s.output.latency {
+            for (op, l) in ops {
+                groups
+                    .entry((s.scenario, s.engine, *w, op.clone()))
+                    .or_default()
+                    .push(*l);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|((scenario, engine, workload, operation), ls)| {
+            let median = |f: fn(&Latency) -> f64| {
+                Summary::of(&ls.iter().map(f).collect::<Vec<_>>()).map(|s| s.median)
+            };
+            Some(LatencyRow {
+                scenario,
+                engine,
+                workload,
+                operation,
+                median: Latency {
+                    p50: median(|l| l.p50)?,
+                    p99: median(|l| l.p99)?,
+                    p999: median(|l| l.p999)?,
+                    max: median(|l| l.max)?,
+                },
+            })
+        })
+        .collect()
+}
+
 /// Settings of a run, recorded with its figures.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
@@ -156,6 +213,9 @@ pub struct RunResults {
     pub failures: Vec<Failure>,
     /// Summaries with ratios.
     pub rows: Vec<Row>,
+    /// Latency summaries.
+    #[serde(default)]
+    pub latency: Vec<LatencyRow>,
 }
 
 impl RunResults {

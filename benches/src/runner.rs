@@ -12,7 +12,9 @@ use crate::cli::Cli;
 use crate::engines::EngineKind;
 use crate::error::{BenchError, Result};
 use crate::machine::{self, Machine};
-use crate::results::{ChildOutput, Failure, RunResults, Sample, Scenario, Settings, summarize};
+use crate::results::{
+    ChildOutput, Failure, RunResults, Sample, Scenario, Settings, summarize, summarize_latency,
+};
 use crate::{chart, report};
 
 /// One child to start.
@@ -70,6 +72,7 @@ pub fn run(cli: &Cli) -> Result<RunResults> {
         machine,
         settings: settings(cli, baseline),
         rows: summarize(&samples, baseline),
+        latency: summarize_latency(&samples),
         samples,
         failures,
     };
@@ -150,7 +153,12 @@ fn progress(len: u64) -> ProgressBar {
 /// Re-executes this binary as `--child` for `run` and parses its JSON.
 fn run_child(cli: &Cli, run: &Run, data_dir: &Path) -> Result<ChildOutput> {
     let exe = std::env::current_exe()?;
-    let workloads: Vec<&str> = cli.workloads.iter().map(|w| w.name()).collect();
+    let workloads: Vec<&str> = cli
+        .workloads
+        .iter()
+        .filter(|w| w.produced_by() == **w)
+        .map(|w| w.name())
+        .collect();
     let output = Command::new(exe)
         .arg("--child")
         .args(["--engine", run.engine.name()])

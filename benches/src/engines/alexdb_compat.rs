@@ -33,4 +33,5 @@ impl AlexCompat {
     }
 }
 
-rocks_api_engine!(AlexCompat, alexdb);
+optimistic_txn_store!(AlexOptimistic, alexdb);
+rocks_api_engine!(AlexCompat, alexdb, AlexOptimistic);

@@ -3,16 +3,19 @@
 
 use std::path::Path;
 
-use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WriteBatch, WriteOptions};
+use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WatchedKey, WriteBatch, WriteOptions};
 
-use super::{Engine, Sizing, touch};
+use super::{Engine, ReadModifyWrite, SharedAccess, Sizing, touch};
 use crate::error::{BenchError, Result};
 
 /// How this engine is configured, for the report.
 pub const CONFIGURATION: &str = "`alexdb_engine::Db::open` with `Options::default()` \
 (32 MiB segments, background compaction, checksums verified on read); writes with \
 `WriteOptions::default()` (no sync: in the page cache on return, so they survive a process \
-crash); copying get = `get_copied`, zero-copy get = `get_pinned`; seek/scan with `Cursor`.";
+crash); copying get = `get_copied`, zero-copy get = `get_pinned`; seek/scan with `Cursor`; \
+range delete = `WriteBatch::delete_range`; compaction = `Db::compact`; a read-modify-write \
+transaction = a snapshot, `get_copied` and `write_unless_changed` watching the key since the \
+snapshot.";
 
 /// An open engine database and its default keyspace.
 pub struct AlexEngine {
@@ -20,13 +23,77 @@ pub struct AlexEngine {
     ks: KeyspaceId,
 }
 
-impl Engine for AlexEngine {
-    fn open(dir: &Path, _sizing: &Sizing) -> Result<Self> {
+impl AlexEngine {
+    fn open_default(dir: &Path) -> Result<Self> {
         let db = Db::open(dir, Options::default())?;
         let ks = db
             .keyspace(alexdb_engine::DEFAULT_KEYSPACE)
             .ok_or_else(|| BenchError::from("alexdb-engine: no default keyspace"))?;
         Ok(AlexEngine { db, ks })
+    }
+}
+
+impl SharedAccess for AlexEngine {
+    fn get(&self, key: &[u8]) -> Result<Option<u64>> {
+        Ok(self.db.get_copied(self.ks, key)?.map(|v| touch(&v)))
+    }
+
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.db.put(self.ks, key, value, &WriteOptions::default())?)
+    }
+}
+
+impl ReadModifyWrite for AlexEngine {
+    fn read_modify_write(&mut self, key: &[u8], value: &[u8]) -> Result<Option<u64>> {
+        let snapshot = self.db.snapshot();
+        let old = snapshot.get(self.ks, key)?.map(|v| touch(&v));
+        let mut batch = WriteBatch::new();
+        batch.put(self.ks, key, value);
+        let watched = [WatchedKey {
+            keyspace: self.ks,
+            key,
+            since_seq: snapshot.seq(),
+        }];
+        self.db
+            .write_unless_changed(&batch, &WriteOptions::default(), &watched)?;
+        Ok(old)
+    }
+
+    fn close(self: Box<Self>) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Engine for AlexEngine {
+    fn open(dir: &Path, _sizing: &Sizing) -> Result<Self> {
+        AlexEngine::open_default(dir)
+    }
+
+    fn shared(&self) -> Option<&dyn SharedAccess> {
+        Some(self)
+    }
+
+    fn delete_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let mut batch = WriteBatch::new();
+        for k in keys {
+            batch.delete(self.ks, k);
+        }
+        Ok(self.db.write(&batch, &WriteOptions::default())?)
+    }
+
+    fn delete_range(&mut self, start: &[u8], end: &[u8]) -> Result<()> {
+        let mut batch = WriteBatch::new();
+        batch.delete_range(self.ks, start, end);
+        Ok(self.db.write(&batch, &WriteOptions::default())?)
+    }
+
+    fn compact(&mut self) -> Result<()> {
+        self.db.compact()?;
+        Ok(())
+    }
+
+    fn open_transactional(dir: &Path, _sizing: &Sizing) -> Result<Box<dyn ReadModifyWrite>> {
+        Ok(Box::new(AlexEngine::open_default(dir)?))
     }
 
     fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()> {

@@ -18,7 +18,8 @@ use crate::workloads::Workload;
 pub const ROCKS_CONFIGURATION: &str = "the seeds' RocksStorage API (`insert_batch(Vec<(i64, \
 Vec<u8>)>)`, `insert(i64, &[u8])`, `point_query(i64) -> Option<Vec<u8>>`) over RocksDB with \
 the `rocksdb-tuned` options; keys stored as 8 big-endian bytes. Integer key sets only; no \
-zero-copy get, seek or scan in that API.";
+zero-copy get, seek, scan, delete or transaction in that API, and the threaded workloads \
+are left to the engines above.";
 
 /// How `alexdb-i64` is configured, for the report.
 pub const ALEX_CONFIGURATION: &str = "the same API through `alexdb::storage::AlexStorage` \
@@ -97,9 +98,16 @@ impl<S: I64Storage> Engine for I64Engine<S> {
     }
 
     fn supports(workload: Workload) -> bool {
-        !matches!(
+        matches!(
             workload,
-            Workload::GetPinned | Workload::Seek10 | Workload::Scan | Workload::IndexBytes
+            Workload::Load
+                | Workload::Reopen
+                | Workload::Get
+                | Workload::GetAbsent
+                | Workload::GetZipf
+                | Workload::Mixed
+                | Workload::DiskBytes
+                | Workload::PeakRss
         )
     }
 

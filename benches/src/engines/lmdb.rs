@@ -6,7 +6,7 @@ use std::path::Path;
 use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions};
 
-use super::{Engine, Sizing, touch};
+use super::{Engine, ReadModifyWrite, SharedAccess, Sizing, touch};
 use crate::error::Result;
 
 /// How this engine is configured, for the report.
@@ -14,7 +14,10 @@ pub const CONFIGURATION: &str = "`heed` 0.23 (LMDB), `EnvOpenOptions` with \
 `NO_SYNC | NO_META_SYNC` (commits reach the OS, no fsync: they survive a process crash), map \
 size 4x the raw data (at least 1 GiB), one unnamed `Database<Bytes, Bytes>`. A batch is one \
 write transaction; a single put is its own transaction; each get opens a read transaction. \
-Copying get = `get(..).to_vec()`, zero-copy get = the `&[u8]` into the map.";
+Copying get = `get(..).to_vec()`, zero-copy get = the `&[u8]` into the map. Range delete = \
+`delete_range` in a write transaction (LMDB deletes key by key); LMDB has no compaction (freed \
+pages are reused in place, the file never shrinks), so `compact` does nothing; a \
+read-modify-write transaction is a write transaction (`get` + `put` + `commit`).";
 
 /// An open LMDB environment and its database.
 ///
@@ -25,6 +28,34 @@ Copying get = `get(..).to_vec()`, zero-copy get = the `&[u8]` into the map.";
 pub struct Lmdb {
     env: &'static Env,
     db: Database<'static, Bytes, Bytes>,
+}
+
+impl SharedAccess for Lmdb {
+    fn get(&self, key: &[u8]) -> Result<Option<u64>> {
+        let rtxn = self.env.read_txn()?;
+        let value = self.db.get(&rtxn, key)?.map(<[u8]>::to_vec);
+        Ok(value.map(|v| touch(&v)))
+    }
+
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut wtxn = self.env.write_txn()?;
+        self.db.put(&mut wtxn, key, value)?;
+        Ok(wtxn.commit()?)
+    }
+}
+
+impl ReadModifyWrite for Lmdb {
+    fn read_modify_write(&mut self, key: &[u8], value: &[u8]) -> Result<Option<u64>> {
+        let mut wtxn = self.env.write_txn()?;
+        let old = self.db.get(&wtxn, key)?.map(touch);
+        self.db.put(&mut wtxn, key, value)?;
+        wtxn.commit()?;
+        Ok(old)
+    }
+
+    fn close(self: Box<Self>) -> Result<()> {
+        Engine::close(*self)
+    }
 }
 
 impl Engine for Lmdb {
@@ -50,15 +81,39 @@ impl Engine for Lmdb {
     }
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        let mut wtxn = self.env.write_txn()?;
-        self.db.put(&mut wtxn, key, value)?;
-        Ok(wtxn.commit()?)
+        SharedAccess::put(self, key, value)
     }
 
     fn get(&mut self, key: &[u8]) -> Result<Option<u64>> {
-        let rtxn = self.env.read_txn()?;
-        let value = self.db.get(&rtxn, key)?.map(<[u8]>::to_vec);
-        Ok(value.map(|v| touch(&v)))
+        SharedAccess::get(self, key)
+    }
+
+    fn shared(&self) -> Option<&dyn SharedAccess> {
+        Some(self)
+    }
+
+    fn delete_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let mut wtxn = self.env.write_txn()?;
+        for k in keys {
+            self.db.delete(&mut wtxn, k)?;
+        }
+        Ok(wtxn.commit()?)
+    }
+
+    fn delete_range(&mut self, start: &[u8], end: &[u8]) -> Result<()> {
+        let mut wtxn = self.env.write_txn()?;
+        self.db
+            .delete_range(&mut wtxn, &(Bound::Included(start), Bound::Excluded(end)))?;
+        Ok(wtxn.commit()?)
+    }
+
+    /// LMDB has no compaction: freed pages are reused in place.
+    fn compact(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn open_transactional(dir: &Path, sizing: &Sizing) -> Result<Box<dyn ReadModifyWrite>> {
+        Ok(Box::new(Lmdb::open(dir, sizing)?))
     }
 
     fn get_pinned(&mut self, key: &[u8]) -> Result<Option<u64>> {

@@ -9,6 +9,7 @@ mod rocks_api;
 
 pub mod alexdb_compat;
 pub mod alexdb_engine;
+pub mod floor;
 pub mod i64_api;
 pub mod lmdb;
 pub mod rocksdb;
@@ -44,11 +45,14 @@ pub enum EngineKind {
     AlexdbI64,
     /// The seeds' RocksStorage-style i64 API over tuned RocksDB.
     RocksdbI64,
+    /// Not a store: the floor of a point get (binary search of the sorted
+    /// keys plus one read of the value from a warm memory map).
+    Floor,
 }
 
 impl EngineKind {
     /// Every engine, in report order.
-    pub const ALL: [EngineKind; 8] = [
+    pub const ALL: [EngineKind; 9] = [
         EngineKind::Alexdb,
         EngineKind::AlexdbEngine,
         EngineKind::RocksdbDefault,
@@ -57,6 +61,7 @@ impl EngineKind {
         EngineKind::Lmdb,
         EngineKind::AlexdbI64,
         EngineKind::RocksdbI64,
+        EngineKind::Floor,
     ];
 
     /// The name used on the command line and in reports.
@@ -70,6 +75,7 @@ impl EngineKind {
             EngineKind::Lmdb => "lmdb",
             EngineKind::AlexdbI64 => "alexdb-i64",
             EngineKind::RocksdbI64 => "rocksdb-i64",
+            EngineKind::Floor => "floor",
         }
     }
 
@@ -94,6 +100,7 @@ impl EngineKind {
             EngineKind::Lmdb => lmdb::CONFIGURATION,
             EngineKind::AlexdbI64 => i64_api::ALEX_CONFIGURATION,
             EngineKind::RocksdbI64 => i64_api::ROCKS_CONFIGURATION,
+            EngineKind::Floor => floor::CONFIGURATION,
         }
     }
 }
@@ -163,10 +170,60 @@ pub trait Engine: Sized {
         None
     }
 
+    /// A handle other threads may use at the same time, where the engine
+    /// allows it (the threaded workloads need one).
+    fn shared(&self) -> Option<&dyn SharedAccess> {
+        None
+    }
+
+    /// Deletes `keys` in one batch (one transaction where the engine has them).
+    fn delete_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let _ = keys;
+        Err(unsupported("delete"))
+    }
+
+    /// Deletes every key in `[start, end)`.
+    fn delete_range(&mut self, start: &[u8], end: &[u8]) -> Result<()> {
+        let _ = (start, end);
+        Err(unsupported("range delete"))
+    }
+
+    /// Compacts everything now, waiting for it to finish.
+    fn compact(&mut self) -> Result<()> {
+        Err(unsupported("compaction"))
+    }
+
+    /// Opens the store in `dir` (closed by the caller) for read-modify-write
+    /// transactions, as the engine offers them.
+    fn open_transactional(dir: &Path, sizing: &Sizing) -> Result<Box<dyn ReadModifyWrite>> {
+        let _ = (dir, sizing);
+        Err(unsupported("transactions"))
+    }
+
     /// Closes the store, waiting for whatever closing involves.
     fn close(self) -> Result<()> {
         Ok(())
     }
+}
+
+/// What threads other than the owner's may do at the same time.
+pub trait SharedAccess: Sync {
+    /// As [`Engine::get`].
+    fn get(&self, key: &[u8]) -> Result<Option<u64>>;
+
+    /// As [`Engine::put`].
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<()>;
+}
+
+/// A store open for read-modify-write transactions.
+pub trait ReadModifyWrite {
+    /// In one transaction: reads `key` as a read that conflicts with
+    /// concurrent writes of it (`get_for_update`), writes `value` under it
+    /// and commits; returns the [`touch`] of what was read.
+    fn read_modify_write(&mut self, key: &[u8], value: &[u8]) -> Result<Option<u64>>;
+
+    /// Closes the store, waiting for whatever closing involves.
+    fn close(self: Box<Self>) -> Result<()>;
 }
 
 /// Reads a value's first and last byte and its length: cheap, but it makes

@@ -4,9 +4,20 @@
 
 /// Implements `Engine` for `$ty`, a struct with a `db: $krate::DB` field and
 /// associated functions `options(&Sizing) -> $krate::Options` and
-/// `index_bytes_of(&$krate::DB) -> Option<u64>`.
+/// `index_bytes_of(&$krate::DB) -> Option<u64>`; `$txn` is the
+/// [`optimistic_txn_store!`] type its transactions run on.
 macro_rules! rocks_api_engine {
-    ($ty:ident, $krate:ident) => {
+    ($ty:ident, $krate:ident, $txn:ident) => {
+        impl $crate::engines::SharedAccess for $ty {
+            fn get(&self, key: &[u8]) -> $crate::error::Result<Option<u64>> {
+                Ok(self.db.get(key)?.map(|v| $crate::engines::touch(&v)))
+            }
+
+            fn put(&self, key: &[u8], value: &[u8]) -> $crate::error::Result<()> {
+                Ok(self.db.put(key, value)?)
+            }
+        }
+
         impl $crate::engines::Engine for $ty {
             fn open(
                 dir: &::std::path::Path,
@@ -59,6 +70,37 @@ macro_rules! rocks_api_engine {
                 $ty::index_bytes_of(&self.db)
             }
 
+            fn shared(&self) -> Option<&dyn $crate::engines::SharedAccess> {
+                Some(self)
+            }
+
+            fn delete_batch(&mut self, keys: &[&[u8]]) -> $crate::error::Result<()> {
+                let mut batch = $krate::WriteBatch::default();
+                for k in keys {
+                    batch.delete(k);
+                }
+                Ok(self.db.write(batch)?)
+            }
+
+            fn delete_range(&mut self, start: &[u8], end: &[u8]) -> $crate::error::Result<()> {
+                let mut batch = $krate::WriteBatch::default();
+                batch.delete_range(start, end);
+                Ok(self.db.write(batch)?)
+            }
+
+            fn compact(&mut self) -> $crate::error::Result<()> {
+                self.db.compact_range(None::<&[u8]>, None::<&[u8]>);
+                Ok(())
+            }
+
+            fn open_transactional(
+                dir: &::std::path::Path,
+                sizing: &$crate::engines::Sizing,
+            ) -> $crate::error::Result<Box<dyn $crate::engines::ReadModifyWrite>> {
+                let db = $krate::OptimisticTransactionDB::open(&$ty::options(sizing), dir)?;
+                Ok(Box::new($txn { db }))
+            }
+
             fn scan(&mut self) -> $crate::error::Result<(u64, usize)> {
                 let mut it = self.db.raw_iterator();
                 it.seek_to_first();
@@ -72,6 +114,35 @@ macro_rules! rocks_api_engine {
                 }
                 it.status()?;
                 Ok((sum, seen))
+            }
+        }
+    };
+}
+
+/// Defines `$name`, an `OptimisticTransactionDB` of `$krate` running
+/// read-modify-write transactions (`get_for_update` + `put` + `commit`).
+macro_rules! optimistic_txn_store {
+    ($name:ident, $krate:ident) => {
+        /// An open `OptimisticTransactionDB`.
+        pub struct $name {
+            db: $krate::OptimisticTransactionDB,
+        }
+
+        impl $crate::engines::ReadModifyWrite for $name {
+            fn read_modify_write(
+                &mut self,
+                key: &[u8],
+                value: &[u8],
+            ) -> $crate::error::Result<Option<u64>> {
+                let txn = self.db.transaction();
+                let old = txn.get_for_update(key, true)?;
+                txn.put(key, value)?;
+                txn.commit()?;
+                Ok(old.map(|v| $crate::engines::touch(&v)))
+            }
+
+            fn close(self: Box<Self>) -> $crate::error::Result<()> {
+                Ok(())
             }
         }
     };

@@ -34,7 +34,8 @@ impl RocksDefault {
     }
 }
 
-rocks_api_engine!(RocksDefault, rocksdb);
+optimistic_txn_store!(RocksOptimistic, rocksdb);
+rocks_api_engine!(RocksDefault, rocksdb, RocksOptimistic);
 
 /// RocksDB tuned as the seeds' RocksStorage, plus bloom filter and cache.
 pub struct RocksTuned {
@@ -64,7 +65,7 @@ impl RocksTuned {
     }
 }
 
-rocks_api_engine!(RocksTuned, rocksdb);
+rocks_api_engine!(RocksTuned, rocksdb, RocksOptimistic);
 
 /// Memory of the index and filter blocks held by open table readers: what
 /// RocksDB keeps in memory to find a key (memtables aside, and they are

@@ -10,21 +10,41 @@ use alexdb::storage::AlexStorage;
 use crate::cli::Cli;
 use crate::engines::alexdb_compat::AlexCompat;
 use crate::engines::alexdb_engine::AlexEngine;
+use crate::engines::floor::Floor;
 use crate::engines::i64_api::{I64Engine, RocksStorage};
 use crate::engines::lmdb::Lmdb;
 use crate::engines::rocksdb::{RocksDefault, RocksTuned};
 use crate::engines::sqlite::Sqlite;
 use crate::engines::{Engine, EngineKind, Sizing};
 use crate::error::{BenchError, Result};
-use crate::keys::{DataSet, Keyset, uniform_order, zipf_order};
+use crate::keys::{DataSet, Keyset, uniform_order};
 use crate::measure::{allocated_bytes, peak_rss_bytes};
 use crate::results::ChildOutput;
-use crate::workloads::{self as w, Workload};
+use crate::workloads::{self as w, Timed, Workload};
+
+mod lifecycle;
+mod reads;
+mod writes;
+
+/// The state the steps after the reads share.
+struct Steps<'a> {
+    job: &'a Job,
+    data: &'a DataSet,
+    dir: &'a Path,
+    sizing: Sizing,
+    out: ChildOutput,
+    /// Loaded keys deleted so far, by load index.
+    gone: Vec<bool>,
+    /// New keys `hot-range` added.
+    added: usize,
+}
 
 /// How the child warms an engine up before the timed reads (for the report).
 pub const WARM_UP: &str = "after the load and the timed reopen, each engine runs an untimed \
 full ordered scan (where it has one) and untimed random copying gets of 10% of the operation \
-count; nothing else runs in its process";
+count; nothing else runs in its process. The reads run first, then the workloads that write \
+(`get-w`, `mixed`, `optimistic-txn`, `writers-*`, `scan-compacted`, `hot-range`, \
+`delete-range`), then `delete-heavy`, each on what the previous ones left";
 
 /// What one child runs.
 #[derive(Clone, Debug)]
@@ -55,7 +75,9 @@ impl Job {
     }
 
     fn wants(&self, workload: Workload) -> bool {
-        self.workloads.is_empty() || self.workloads.contains(&workload)
+        self.workloads.is_empty()
+            || self.workloads.contains(&workload)
+            || self.workloads.contains(&workload.produced_by())
     }
 }
 
@@ -84,6 +106,7 @@ pub fn run(job: &Job, data_dir: Option<&Path>) -> Result<ChildOutput> {
         EngineKind::Lmdb => run_engine::<Lmdb>(job, &data, dir.path()),
         EngineKind::AlexdbI64 => run_engine::<I64Engine<AlexStorage>>(job, &data, dir.path()),
         EngineKind::RocksdbI64 => run_engine::<I64Engine<RocksStorage>>(job, &data, dir.path()),
+        EngineKind::Floor => run_engine::<Floor>(job, &data, dir.path()),
     }
 }
 
@@ -97,7 +120,9 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
     let mut out = ChildOutput::default();
     let mut engine = E::open(dir, &sizing)?;
     let load = w::load(&mut engine, data).map_err(|e| e.context("load"))?;
-    out.figures.insert(Workload::Load, load);
+    if E::supports(Workload::Load) {
+        out.figures.insert(Workload::Load, load);
+    }
     engine.close()?;
 
     let start = Instant::now();
@@ -106,19 +131,21 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
     record(&mut out, job, Workload::DiskBytes, || {
         Ok(allocated_bytes(dir)? as f64 / MIB)
     })?;
-
-    if E::supports(Workload::IndexBytes) {
-        if let Some(bytes) = engine.index_bytes() {
-            record(&mut out, job, Workload::IndexBytes, || {
-                Ok(bytes as f64 / n as f64)
-            })?;
-        }
-    } else {
-        out.unsupported.push(Workload::IndexBytes);
-    }
+    record_index_bytes(&mut out, job, &engine, Workload::IndexBytes, n)?;
     warm_up(&mut engine, data, job.ops.min(n))?;
-    run_reads(&mut engine, job, data, &mut out)?;
-    engine.close()?;
+    reads::run(&mut engine, job, data, &mut out)?;
+    let mut steps = Steps {
+        job,
+        data,
+        dir,
+        sizing,
+        out,
+        gone: vec![false; n],
+        added: 0,
+    };
+    let engine = steps.writes(engine)?;
+    steps.lifecycle(engine)?;
+    let mut out = steps.out;
     record(&mut out, job, Workload::PeakRss, || {
         Ok(peak_rss_bytes()? as f64 / MIB)
     })?;
@@ -127,41 +154,22 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
 
 const MIB: f64 = (1 << 20) as f64;
 
-fn run_reads<E: Engine>(
-    engine: &mut E,
-    job: &Job,
-    data: &DataSet,
+/// Records the engine's index bytes per key of `keys` as `workload`.
+fn record_index_bytes<E: Engine>(
     out: &mut ChildOutput,
+    job: &Job,
+    engine: &E,
+    workload: Workload,
+    keys: usize,
 ) -> Result<()> {
-    let n = data.present.len();
-    let ops = job.ops.min(n).max(1);
-    let seeks = (ops / 4).max(1);
-    let mut run = |workload: Workload, f: &mut dyn FnMut(&mut E) -> Result<f64>| {
-        if !E::supports(workload) {
-            out.unsupported.push(workload);
-            return Ok(());
-        }
-        record(out, job, workload, || f(engine))
-    };
-    run(Workload::Get, &mut |e| {
-        w::get_present(e, data, &uniform_order(n, ops, 1), false)
-    })?;
-    run(Workload::GetPinned, &mut |e| {
-        w::get_present(e, data, &uniform_order(n, ops, 2), true)
-    })?;
-    run(Workload::GetAbsent, &mut |e| {
-        w::get_absent(e, data, &uniform_order(n, ops, 3))
-    })?;
-    run(Workload::GetZipf, &mut |e| {
-        w::get_present(e, data, &zipf_order(n, ops), false)
-    })?;
-    run(Workload::Seek10, &mut |e| {
-        w::seek10(e, data, &uniform_order(n, seeks, 4))
-    })?;
-    run(Workload::Scan, &mut |e| w::scan(e, n))?;
-    run(Workload::Mixed, &mut |e| {
-        w::mixed(e, data, &uniform_order(n, ops, 5))
-    })
+    if !E::supports(workload) {
+        out.unsupported.push(workload);
+        return Ok(());
+    }
+    match engine.index_bytes() {
+        Some(bytes) => record(out, job, workload, || Ok(bytes as f64 / keys.max(1) as f64)),
+        None => Ok(()),
+    }
 }
 
 /// Runs `measure` and records its figure if the job asked for `workload`;
@@ -179,18 +187,47 @@ fn record(
     Ok(())
 }
 
+/// Runs `measure` if the job asked for `workload` and the engine runs it;
+/// records its figure and latencies.
+fn record_timed(
+    out: &mut ChildOutput,
+    job: &Job,
+    workload: Workload,
+    supported: bool,
+    measure: impl FnOnce() -> Result<Timed>,
+) -> Result<()> {
+    if !job.wants(workload) {
+        return Ok(());
+    }
+    if !supported {
+        out.unsupported.push(workload);
+        return Ok(());
+    }
+    let timed = measure().map_err(|e| e.context(workload.name()))?;
+    out.figures.insert(workload, timed.per_op);
+    if !timed.latency.is_empty() {
+        let ops = out.latency.entry(workload).or_default();
+        for (label, latency) in timed.latency {
+            ops.insert(label.to_string(), latency);
+        }
+    }
+    Ok(())
+}
+
 fn warm_up<E: Engine>(engine: &mut E, data: &DataSet, ops: usize) -> Result<()> {
     let n = data.present.len();
     if E::supports(Workload::Scan) {
         engine.scan().map_err(|e| e.context("warm-up scan"))?;
     }
-    w::get_present(
-        engine,
-        data,
-        &uniform_order(n, (ops / 10).max(1), 99),
-        false,
-    )
-    .map_err(|e| e.context("warm-up gets"))?;
+    if E::supports(Workload::Get) {
+        w::get_present(
+            engine,
+            data,
+            &uniform_order(n, (ops / 10).max(1), 99),
+            false,
+        )
+        .map_err(|e| e.context("warm-up gets"))?;
+    }
     Ok(())
 }
 

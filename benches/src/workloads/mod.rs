@@ -1,0 +1,312 @@
+//! The workloads: what each one does to an engine and how it is timed.
+//!
+//! Timed loops read their keys from pre-generated access orders, so the
+//! random number generator is never inside a timed region. Every loop
+//! checks its results (every present key found, every absent key missed,
+//! every entry scanned), so a broken engine cannot look fast.
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+mod deletes;
+mod point;
+mod shift;
+mod threads;
+mod txn;
+
+pub use deletes::{RangePlan, delete_heavy, delete_ranges};
+pub use point::{get_absent, get_present, load, mixed, scan, seek10};
+pub use shift::hot_range;
+pub use threads::{get_two_readers, get_with_writer, writers};
+pub use txn::read_modify_write;
+
+use crate::latency::{Latency, Recorder};
+
+/// Keys per write batch in the bulk load (and deletes in `delete-heavy`).
+pub const BATCH: usize = 1_000;
+/// Entries read after each seek (besides the one sought).
+pub const NEXTS: usize = 10;
+/// Share of writes in the mixed workload, in percent.
+pub const MIXED_WRITE_PERCENT: u64 = 20;
+
+/// What a timed loop measured: time per operation and, for loops timed
+/// per operation, the latency of each kind of operation it ran.
+#[derive(Debug)]
+pub struct Timed {
+    /// Nanoseconds per operation (wall time ÷ operations).
+    pub per_op: f64,
+    /// Latency per kind of operation, labelled (`"get"`, `"put"`).
+    pub latency: Vec<(&'static str, Latency)>,
+}
+
+impl Timed {
+    /// A figure with no latency.
+    pub fn plain(per_op: f64) -> Timed {
+        Timed {
+            per_op,
+            latency: Vec::new(),
+        }
+    }
+
+    /// A figure with the latency of one kind of operation.
+    pub fn with(per_op: f64, label: &'static str, recorder: Recorder) -> Timed {
+        Timed {
+            per_op,
+            latency: recorder.latency().map(|l| (label, l)).into_iter().collect(),
+        }
+    }
+}
+
+/// One measured figure of a run.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// Bulk load in batches of 1,000, per key.
+    Load,
+    /// Close and open again after the load.
+    Reopen,
+    /// Random point get of present keys, copying the value out.
+    Get,
+    /// Random point get of present keys without copying.
+    GetPinned,
+    /// Point get of keys that are not there.
+    GetAbsent,
+    /// Point get (copying) of present keys, Zipfian access (theta 0.99).
+    GetZipf,
+    /// 80% get (copying) / 20% overwrite of random present keys.
+    Mixed,
+    /// Seek to a random present key and read it and the 10 next entries.
+    Seek10,
+    /// Full ordered scan, per entry.
+    Scan,
+    /// Random get of present keys from 2 reader threads at once.
+    #[serde(rename = "get-2r")]
+    #[value(name = "get-2r")]
+    Get2r,
+    /// Random get of present keys while 1 writer thread keeps overwriting.
+    GetW,
+    /// Read-modify-write of one uniform key per (optimistic) transaction.
+    OptimisticTxn,
+    /// Single puts (overwrites) from 1 writer thread: the baseline of `writers-4`.
+    #[value(skip)]
+    #[serde(rename = "writers-1")]
+    Writers1,
+    /// Single puts (overwrites) from 4 writer threads, total throughput.
+    #[serde(rename = "writers-4")]
+    #[value(name = "writers-4")]
+    Writers4,
+    /// Full ordered scan after a full compaction (after the overwrites).
+    ScanCompacted,
+    /// New keys poured into one narrow key range after the load, single puts.
+    HotRange,
+    /// Range deletes of 10,000 consecutive keys each, per range.
+    DeleteRange,
+    /// Range deletes of 10 consecutive keys each, per range (`delete-range`'s scale check).
+    #[value(skip)]
+    #[serde(rename = "delete-range-10")]
+    DeleteRange10,
+    /// Delete half of the keys (batches of 1,000 deletes), per key.
+    DeleteHeavy,
+    /// Disk after deleting half and a full compaction, as a multiple of the live data.
+    #[value(skip)]
+    DeleteHeavyDisk,
+    /// Index bytes per live key after deleting half and compacting.
+    #[value(skip)]
+    DeleteHeavyIndex,
+    /// Close and reopen after deleting half and compacting.
+    #[value(skip)]
+    DeleteHeavyReopen,
+    /// Allocated disk blocks after the reopen.
+    DiskBytes,
+    /// Peak resident memory of the process (VmHWM).
+    PeakRss,
+    /// Bytes of the in-memory index per key.
+    IndexBytes,
+}
+
+impl Workload {
+    /// Every workload, in report order.
+    pub const ALL: [Workload; 25] = [
+        Workload::Load,
+        Workload::Get,
+        Workload::GetPinned,
+        Workload::GetAbsent,
+        Workload::GetZipf,
+        Workload::Get2r,
+        Workload::GetW,
+        Workload::Mixed,
+        Workload::OptimisticTxn,
+        Workload::Seek10,
+        Workload::Scan,
+        Workload::ScanCompacted,
+        Workload::Writers1,
+        Workload::Writers4,
+        Workload::HotRange,
+        Workload::DeleteRange,
+        Workload::DeleteRange10,
+        Workload::DeleteHeavy,
+        Workload::DeleteHeavyDisk,
+        Workload::DeleteHeavyIndex,
+        Workload::DeleteHeavyReopen,
+        Workload::Reopen,
+        Workload::DiskBytes,
+        Workload::PeakRss,
+        Workload::IndexBytes,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Load => "load",
+            Workload::Reopen => "reopen",
+            Workload::Get => "get",
+            Workload::GetPinned => "get-pinned",
+            Workload::GetAbsent => "get-absent",
+            Workload::GetZipf => "get-zipf",
+            Workload::Mixed => "mixed",
+            Workload::Seek10 => "seek10",
+            Workload::Scan => "scan",
+            Workload::Get2r => "get-2r",
+            Workload::GetW => "get-w",
+            Workload::OptimisticTxn => "optimistic-txn",
+            Workload::Writers1 => "writers-1",
+            Workload::Writers4 => "writers-4",
+            Workload::ScanCompacted => "scan-compacted",
+            Workload::HotRange => "hot-range",
+            Workload::DeleteRange => "delete-range",
+            Workload::DeleteRange10 => "delete-range-10",
+            Workload::DeleteHeavy => "delete-heavy",
+            Workload::DeleteHeavyDisk => "delete-heavy-disk",
+            Workload::DeleteHeavyIndex => "delete-heavy-index",
+            Workload::DeleteHeavyReopen => "delete-heavy-reopen",
+            Workload::DiskBytes => "disk-bytes",
+            Workload::PeakRss => "peak-rss",
+            Workload::IndexBytes => "index-bytes",
+        }
+    }
+
+    /// The unit of the figure.
+    pub fn unit(self) -> Unit {
+        match self {
+            Workload::Load => Unit::NanosPerKey,
+            Workload::Reopen | Workload::DeleteHeavyReopen => Unit::Millis,
+            Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
+            Workload::DiskBytes | Workload::PeakRss => Unit::MiB,
+            Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
+            Workload::DeleteHeavyDisk => Unit::TimesLive,
+            _ => Unit::NanosPerOp,
+        }
+    }
+
+    /// What the workload does, for the report.
+    pub fn description(self) -> &'static str {
+        match self {
+            Workload::Load => "bulk load in batches of 1,000 (no sync), per key",
+            Workload::Reopen => "close, then open again after the load (recovery included)",
+            Workload::Get => "random get of present keys, value copied into an owned buffer",
+            Workload::GetPinned => "random get of present keys, value read in place (zero-copy)",
+            Workload::GetAbsent => "get of keys never written (same distribution)",
+            Workload::GetZipf => "copying get of present keys, Zipfian access (theta 0.99)",
+            Workload::Mixed => "80% copying get / 20% overwrite (single put, no sync), uniform",
+            Workload::Seek10 => "seek to a random present key, read it and the next 10 entries",
+            Workload::Scan => "full ordered scan of every entry, per entry",
+            Workload::Get2r => {
+                "copying get of present keys from 2 reader threads at once (uniform, a \
+                 different order each): wall time ÷ gets of both threads"
+            }
+            Workload::GetW => {
+                "copying get of present keys (uniform) while 1 writer thread keeps \
+                 overwriting random present keys with single puts, per get"
+            }
+            Workload::OptimisticTxn => {
+                "read-modify-write of one uniform present key per transaction: \
+                 `get_for_update` + `put` + `commit` on an `OptimisticTransactionDB` \
+                 (RocksDB API engines), a watched write on the engine, a write transaction \
+                 (LMDB, SQLite), per transaction"
+            }
+            Workload::Writers1 => {
+                "single puts overwriting uniform present keys from 1 writer thread, per put \
+                 (the baseline of `writers-4`)"
+            }
+            Workload::Writers4 => {
+                "single puts overwriting uniform present keys from 4 writer threads at once: \
+                 wall time ÷ puts of all threads"
+            }
+            Workload::ScanCompacted => {
+                "full ordered scan, per entry, right after a full compaction (which follows \
+                 the overwrites of `mixed` and `writers-*`)"
+            }
+            Workload::HotRange => {
+                "new keys (a quarter of the key count, at most the operation count) put one \
+                 by one into one narrow key range (every new key sits between two adjacent \
+                 loaded keys), per put; its `max` latency is the longest put"
+            }
+            Workload::DeleteRange => {
+                "range delete of 10,000 consecutive loaded keys (fewer at small scales: a \
+                 40th of the keys), 10 disjoint ranges, per range"
+            }
+            Workload::DeleteRange10 => "as `delete-range` over 10 consecutive keys, per range",
+            Workload::DeleteHeavy => {
+                "delete every other loaded key (batches of 1,000 deletes), per key; then a \
+                 full compaction, close and reopen (the next three rows)"
+            }
+            Workload::DeleteHeavyDisk => {
+                "allocated disk after `delete-heavy` and a full compaction ÷ the live data \
+                 (live keys × (key + value bytes))"
+            }
+            Workload::DeleteHeavyIndex => {
+                "in-memory index bytes per live key after `delete-heavy`, compaction and reopen"
+            }
+            Workload::DeleteHeavyReopen => {
+                "close and open again after `delete-heavy` and compaction"
+            }
+            Workload::DiskBytes => "allocated disk blocks of the store after the reopen",
+            Workload::PeakRss => "peak resident set (VmHWM) of the engine's process",
+            Workload::IndexBytes => {
+                "bytes of the in-memory index per key, after the reopen (see below)"
+            }
+        }
+    }
+
+    /// The workload whose run produces this figure, for figures that are
+    /// not asked for on their own.
+    pub fn produced_by(self) -> Workload {
+        match self {
+            Workload::Writers1 => Workload::Writers4,
+            Workload::DeleteRange10 => Workload::DeleteRange,
+            Workload::DeleteHeavyDisk
+            | Workload::DeleteHeavyIndex
+            | Workload::DeleteHeavyReopen => Workload::DeleteHeavy,
+            w => w,
+        }
+    }
+
+    /// Whether the figure is a time per operation (charted as latency).
+    pub fn is_latency(self) -> bool {
+        matches!(
+            self.unit(),
+            Unit::NanosPerKey | Unit::NanosPerOp | Unit::NanosPerEntry
+        )
+    }
+}
+
+/// Units of the figures; smaller is better for all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Nanoseconds per key loaded.
+    NanosPerKey,
+    /// Nanoseconds per operation.
+    NanosPerOp,
+    /// Nanoseconds per entry visited.
+    NanosPerEntry,
+    /// Milliseconds.
+    Millis,
+    /// Mebibytes.
+    MiB,
+    /// Bytes per key.
+    BytesPerKey,
+    /// A multiple of the live data.
+    TimesLive,
+}
