@@ -5,8 +5,12 @@
 //! (so the segments holding them get compacted), and the tombstone is marked
 //! applied, which lets compaction drop it later.
 //!
-//! The walk goes in chunks, each under the writer lock for a bounded time, so
-//! a range over millions of keys never stalls writers for long.
+//! Writers are not held: an entry is removed only if it still holds the
+//! payload the walk read (checked under the index's own write lock), so a
+//! key written again meanwhile keeps its new version. Compaction runs one
+//! pass at a time, so no entry moves under the walk; a new segment created
+//! by a rotation during the walk holds only writes newer than the
+//! tombstone, and the walk reloads the segment table to read past them.
 
 use std::ops::Bound;
 
@@ -34,8 +38,7 @@ pub(crate) fn apply_range_tombstones(shared: &Shared) {
             .cloned()
             .collect();
         for t in pending {
-            if applicable(shared, &t) {
-                apply_one(shared, ks, &t);
+            if applicable(shared, &t) && apply_one(shared, ks, &t) {
                 t.mark_applied();
             }
         }
@@ -47,40 +50,60 @@ fn applicable(shared: &Shared, t: &RangeTombstone) -> bool {
     t.seq <= shared.visible() && shared.snapshots.oldest_seq().is_none_or(|s| s >= t.seq)
 }
 
-/// Removes the index entries `t` covers, a chunk at a time.
-fn apply_one(shared: &Shared, ks: &Keyspace, t: &RangeTombstone) {
+/// Removes the index entries `t` covers, a chunk at a time. Returns whether
+/// it got through the whole range (else the tombstone stays unapplied and
+/// a later pass tries again).
+fn apply_one(shared: &Shared, ks: &Keyspace, t: &RangeTombstone) -> bool {
     let mut from = Bound::Included(t.start.clone());
-    while let Some(next) = apply_chunk(shared, ks, t, &from) {
-        from = Bound::Excluded(next);
+    loop {
+        match apply_chunk(shared, ks, t, &from) {
+            Step::Next(key) => from = Bound::Excluded(key),
+            Step::Done => return true,
+            Step::Abandoned => return false,
+        }
     }
 }
 
-/// One chunk from `from`, under the writer lock; returns the key to go on
-/// after, or `None` at the end of the range.
-fn apply_chunk(
-    shared: &Shared,
-    ks: &Keyspace,
-    t: &RangeTombstone,
-    from: &Bound<Vec<u8>>,
-) -> Option<Vec<u8>> {
-    let _writer = shared.lock_writer();
-    let table = shared.segments.load();
-    let resolver = TableResolver::new(&table);
-    let guard = epoch::pin();
+/// Where a chunk left the walk.
+enum Step {
+    /// Go on after this key.
+    Next(Vec<u8>),
+    /// The range is done.
+    Done,
+    /// An entry could not be read; stop without marking the tombstone.
+    Abandoned,
+}
+
+/// Table loads a chunk tries before it gives up on an entry it cannot read.
+const RESOLVE_TRIES: usize = 3;
+
+/// One chunk from `from`.
+fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<Vec<u8>>) -> Step {
     let bound = match from {
         Bound::Included(k) => Bound::Included(k.as_slice()),
         Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
         Bound::Unbounded => Bound::Unbounded,
     };
     let mut payloads = Vec::with_capacity(CHUNK);
-    ks.index.collect(
-        bound,
-        ScanDirection::Forward,
-        CHUNK,
-        &resolver,
-        &guard,
-        &mut payloads,
-    );
+    // A rotation may add a segment the loaded table lacks: load it again.
+    let mut tries = 0;
+    let table = loop {
+        let table = shared.segments.load();
+        let resolver = TableResolver::new(&table);
+        let guard = epoch::pin();
+        payloads.clear();
+        let scan = ScanDirection::Forward;
+        ks.index
+            .collect(bound, scan, CHUNK, &resolver, &guard, &mut payloads);
+        if !resolver.missed() {
+            break table;
+        }
+        tries += 1;
+        if tries == RESOLVE_TRIES {
+            return Step::Abandoned;
+        }
+    };
+    let resolver = TableResolver::new(&table);
     let mut last = None;
     for &p in &payloads {
         let loc = Location(p);
@@ -88,15 +111,13 @@ fn apply_chunk(
             .get(loc.segment())
             .and_then(|s| s.record_at(loc.offset(), false).ok())
         else {
-            // Under the writer lock every head is in the table; stop safely.
-            return None;
+            return Step::Abandoned;
         };
         if record.key >= t.end.as_slice() {
-            return None;
+            return Step::Done;
         }
         let key = record.key.to_vec();
-        if record.seq < t.seq {
-            ks.index.remove(&key, &resolver);
+        if record.seq < t.seq && ks.index.remove_if(&key, p, &resolver) {
             if !loc.is_tombstone() {
                 // A delete was counted dead when it was written.
                 account_dead(&table, loc);
@@ -105,8 +126,8 @@ fn apply_chunk(
         }
         last = Some(key);
     }
-    if payloads.len() < CHUNK {
-        return None;
+    match (payloads.len() < CHUNK, last) {
+        (false, Some(key)) => Step::Next(key),
+        _ => Step::Done,
     }
-    last
 }

@@ -266,6 +266,23 @@ impl AlexIndex {
     /// Removes `key`; returns its payload. Contracts the data node when it
     /// gets sparse.
     pub fn remove<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
+        self.remove_where(key, resolver, |_| true)
+    }
+
+    /// Removes `key` only if its payload is still `expected` (checked under
+    /// the index's write lock, so an overwrite racing with the caller is
+    /// never removed); returns whether it did.
+    pub fn remove_if<R: KeyResolver>(&self, key: &[u8], expected: u64, resolver: &R) -> bool {
+        self.remove_where(key, resolver, |p| p == expected)
+            .is_some()
+    }
+
+    fn remove_where<R: KeyResolver>(
+        &self,
+        key: &[u8],
+        resolver: &R,
+        wanted: impl Fn(u64) -> bool,
+    ) -> Option<u64> {
         let _lock = self.lock();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
@@ -275,6 +292,9 @@ impl AlexIndex {
             return None;
         };
         let old = leaf.payload_at(pos);
+        if !wanted(old) {
+            return None;
+        }
         let mut node = leaf.with_remove(pos);
         if node.is_sparse() {
             node = node.resized(resolver, 0);
