@@ -82,6 +82,36 @@ fn still_fresh(saved: &CheckpointMark, table: &SegmentTable) -> bool {
     total >= ALWAYS_SAVE_BELOW_BYTES && since * STALE_SHARE < total
 }
 
+/// Removes the checkpoint on disk once compaction has replaced most of the
+/// segments it lists: its entries into those segments are dropped at open
+/// anyway (their records are read from the outputs), so it would only cost
+/// disk space, up to a quarter of the data for small values. The next clean
+/// close writes a current one. A read-only handle never removes it.
+pub(crate) fn forget_if_stale(shared: &Shared) {
+    if shared.read_only {
+        return;
+    }
+    let mut saved = shared
+        .checkpoint_mark
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let Some(mark) = saved.as_ref() else {
+        return;
+    };
+    let table = shared.segments.load();
+    let still_live = mark
+        .segments
+        .iter()
+        .filter(|&&id| table.get(id).is_some())
+        .count();
+    if still_live * 2 >= mark.segments.len() {
+        return;
+    }
+    if remove_if_present(shared, &shared.dir.join(INDEX_FILE)).is_ok() {
+        *saved = None;
+    }
+}
+
 /// Writes the checkpoint of the whole database, unless the one on disk is
 /// current or still fresh (see [`still_fresh`]). Holds the writer lock, so
 /// the cut is exact (it runs at open before any writer, and at close when

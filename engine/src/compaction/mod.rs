@@ -44,6 +44,9 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
         done.extend(rewrite(shared, inputs)?);
         runs += 1;
     }
+    if runs > 0 {
+        crate::index_save::forget_if_stale(shared);
+    }
     Ok(runs)
 }
 
