@@ -15,7 +15,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use common::{State, state};
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -27,8 +28,6 @@ const CASES_AT_LEAST: usize = 5_000;
 fn options() -> Options {
     common::quiet_options()
 }
-
-type State = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
 
 /// A database with sealed log segments, a compaction output, an active
 /// segment with watermark frames, two keyspaces and deletes. Returns its
@@ -59,16 +58,6 @@ fn build(dir: &Path) -> State {
         }
     }
     state(&db)
-}
-
-fn state(db: &Db) -> State {
-    db.keyspace_names()
-        .into_iter()
-        .map(|name| {
-            let ks = db.keyspace(&name).unwrap();
-            (name, common::scan_all(db, ks).into_iter().collect())
-        })
-        .collect()
 }
 
 /// One file of the database as it was after the clean close.

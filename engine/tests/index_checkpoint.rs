@@ -6,26 +6,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use common::{State, state};
+
 use std::path::Path;
 
 use alexdb_engine::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
 use alexdb_engine::{Db, Error, KeyspaceId, Options, WriteBatch, WriteOptions};
 
-type State = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
-
 fn options() -> Options {
     common::quiet_options()
-}
-
-fn state(db: &Db) -> State {
-    db.keyspace_names()
-        .into_iter()
-        .map(|name| {
-            let ks = db.keyspace(&name).unwrap();
-            (name, common::scan_all(db, ks).into_iter().collect())
-        })
-        .collect()
 }
 
 fn key(i: u32) -> Vec<u8> {

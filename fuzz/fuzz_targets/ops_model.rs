@@ -7,7 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use alexdb::{DB, Direction, IteratorMode, MergeOperands, Options, ReadOptions, WriteBatch};
+use alexdb::{
+    ColumnFamilyDescriptor, DB, Direction, IteratorMode, MergeOperands, Options, ReadOptions,
+    WriteBatch,
+};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
@@ -107,10 +110,15 @@ impl Harness {
         h
     }
 
+    /// Opens every family with the merge operator: `open_cf` would give
+    /// each named family default options (none), as in rocksdb.
     fn open(&mut self) {
-        let opts = options();
-        let names: Vec<&String> = self.model.keys().collect();
-        self.db = Some(DB::open_cf(&opts, self.dir.path(), names).unwrap());
+        let families: Vec<ColumnFamilyDescriptor> = self
+            .model
+            .keys()
+            .map(|name| ColumnFamilyDescriptor::new(name, options()))
+            .collect();
+        self.db = Some(DB::open_cf_descriptors(&options(), self.dir.path(), families).unwrap());
     }
 
     fn db(&self) -> &DB {
@@ -144,7 +152,9 @@ impl Harness {
                 let operand = value(*v, *v);
                 batch.merge_cf(self.db().cf_handle(&name).unwrap(), k.bytes(), &operand);
                 let map = model.get_mut(&name).unwrap();
-                map.entry(k.bytes()).or_default().extend_from_slice(&operand);
+                map.entry(k.bytes())
+                    .or_default()
+                    .extend_from_slice(&operand);
             }
             Write::DeleteRange(cf, from, to) => {
                 let name = cf_of(cf);
@@ -201,7 +211,11 @@ impl Harness {
             Op::CreateCf(i) => {
                 let name = CF_NAMES[usize::from(*i) % CF_NAMES.len()];
                 if !self.model.contains_key(name) {
-                    self.db.as_mut().unwrap().create_cf(name, &options()).unwrap();
+                    self.db
+                        .as_mut()
+                        .unwrap()
+                        .create_cf(name, &options())
+                        .unwrap();
                     self.model.insert(name.into(), BTreeMap::new());
                 }
             }

@@ -31,6 +31,20 @@ pub fn scan_all(db: &Db, ks: KeyspaceId) -> Vec<(Vec<u8>, Vec<u8>)> {
     .collect()
 }
 
+/// Every keyspace's contents, by name.
+pub type State = std::collections::BTreeMap<String, std::collections::BTreeMap<Vec<u8>, Vec<u8>>>;
+
+/// Every keyspace's contents, read through cursors.
+pub fn state(db: &Db) -> State {
+    db.keyspace_names()
+        .into_iter()
+        .map(|name| {
+            let ks = db.keyspace(&name).unwrap();
+            (name, scan_all(db, ks).into_iter().collect())
+        })
+        .collect()
+}
+
 /// Total bytes of the segment files in `dir` that occupy disk blocks.
 pub fn disk_bytes(dir: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
