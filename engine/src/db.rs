@@ -686,33 +686,13 @@ fn retire_older_format_segment(shared: &Shared) -> Result<()> {
     Ok(())
 }
 
-/// Counts every record of a dropped keyspace's index as dead.
+/// Counts every record of a dropped keyspace's index as dead (as far as
+/// its entries resolve: the count only steers compaction).
 fn account_dropped(shared: &Shared, ks: &Keyspace) {
     let table = shared.segments.load();
-    let resolver = read::TableResolver::new(&table);
-    let mut from: Option<Vec<u8>> = None;
-    loop {
-        let guard = crossbeam_epoch::pin();
-        let mut payloads = Vec::new();
-        let bound = from
-            .as_deref()
-            .map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
-        ks.index.collect(
-            bound,
-            crate::index::ScanDirection::Forward,
-            1024,
-            &resolver,
-            &guard,
-            &mut payloads,
-        );
-        // Deletes were counted dead when they were written.
-        for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
-            log_writer::account_dead(&table, Location(p));
-        }
-        if payloads.len() < 1024 {
-            return;
-        }
-        let last = payloads[payloads.len() - 1];
-        from = Some(crate::index::KeyResolver::key(&resolver, last).to_vec());
+    let payloads = ks.payloads_in_order(&table).unwrap_or_default();
+    // Deletes were counted dead when they were written.
+    for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
+        log_writer::account_dead(&table, Location(p));
     }
 }

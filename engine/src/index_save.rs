@@ -5,25 +5,20 @@
 //! synced: after a power loss the new one may be damaged, which its
 //! checksum reveals, and open then ignores it.
 
-use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::format::index_checkpoint::{
-    Cut, Encoder, INDEX_FILE, INDEX_TMP_FILE, SegmentInfo, TombstoneInfo, tail_checked,
+    Cut, Encoder, INDEX_FILE, INDEX_TMP_FILE, SegmentInfo, TombstoneInfo, tail_check_range,
 };
-use crate::index::{KeyResolver, ScanDirection};
 use crate::io::{FileHandle, OpenMode};
 use crate::keyspace::Keyspace;
 use crate::location::Location;
-use crate::read::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 
-/// Entries collected per pass over the index.
-const COLLECT_CHUNK: usize = 64 << 10;
 /// Encoded bytes buffered before they are written out.
 const WRITE_CHUNK: usize = 4 << 20;
 
@@ -174,7 +169,10 @@ fn segment_info(s: &Segment) -> SegmentInfo {
         written: s.written(),
         dead_bytes: s.dead_bytes(),
         min_seq: s.min_seq(),
-        tail_check: tail_checked(s.bytes(), s.written()).map_or(0, crc32c::crc32c),
+        tail_check: {
+            let range = tail_check_range(s.written());
+            crc32c::crc32c(&s.bytes()[range.start as usize..range.end as usize])
+        },
         span: s.key_bounds(),
     }
 }
@@ -223,39 +221,11 @@ type Collected = (Vec<u64>, Vec<u64>, Vec<u8>);
 /// Every index entry of `ks` in key order: locations, cumulative key ends
 /// and the keys themselves.
 fn collect(ks: &Keyspace, table: &SegmentTable) -> Result<Collected> {
-    let locations = collect_locations(ks, table)?;
+    let locations = ks
+        .payloads_in_order(table)
+        .map_err(|at| missing(table, at.0))?;
     let (key_ends, keys) = fetch_keys(&locations, table)?;
     Ok((locations, key_ends, keys))
-}
-
-/// The index's payloads in key order.
-fn collect_locations(ks: &Keyspace, table: &SegmentTable) -> Result<Vec<u64>> {
-    let resolver = TableResolver::new(table);
-    let mut locations = Vec::with_capacity(ks.index.len());
-    let mut chunk = Vec::with_capacity(COLLECT_CHUNK);
-    loop {
-        chunk.clear();
-        let from = match locations.last() {
-            Some(&last) => Bound::Excluded(resolver.key(last)),
-            None => Bound::Unbounded,
-        };
-        let guard = crossbeam_epoch::pin();
-        ks.index.collect(
-            from,
-            ScanDirection::Forward,
-            COLLECT_CHUNK,
-            &resolver,
-            &guard,
-            &mut chunk,
-        );
-        locations.extend_from_slice(&chunk);
-        if resolver.missed() {
-            return Err(missing(table, chunk.last().copied().unwrap_or(0)));
-        }
-        if chunk.len() < COLLECT_CHUNK {
-            return Ok(locations);
-        }
-    }
 }
 
 /// The keys of the records at `locations`, concatenated in the same order,

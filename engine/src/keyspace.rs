@@ -50,6 +50,39 @@ impl Keyspace {
         }
     }
 
+    /// Every index payload in key order, walked in chunks so that no epoch
+    /// guard is held for long. Fails with the location of an entry that no
+    /// segment of `table` resolves.
+    pub(crate) fn payloads_in_order(
+        &self,
+        table: &crate::segment::SegmentTable,
+    ) -> std::result::Result<Vec<u64>, crate::location::Location> {
+        use crate::index::{KeyResolver, ScanDirection};
+        const CHUNK: usize = 64 << 10;
+        let resolver = crate::read::TableResolver::new(table);
+        let mut payloads = Vec::with_capacity(self.index.len());
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            chunk.clear();
+            let from = match payloads.last() {
+                Some(&last) => std::ops::Bound::Excluded(resolver.key(last)),
+                None => std::ops::Bound::Unbounded,
+            };
+            let guard = crossbeam_epoch::pin();
+            let scan = ScanDirection::Forward;
+            self.index
+                .collect(from, scan, CHUNK, &resolver, &guard, &mut chunk);
+            payloads.extend_from_slice(&chunk);
+            if resolver.missed() {
+                let last = chunk.last().copied().unwrap_or(0);
+                return Err(crate::location::Location(last));
+            }
+            if chunk.len() < CHUNK {
+                return Ok(payloads);
+            }
+        }
+    }
+
     /// The live range tombstones.
     pub fn range_tombstones(&self) -> arc_swap::Guard<Arc<RangeTombstones>> {
         self.range_tombstones.load()

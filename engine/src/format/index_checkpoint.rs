@@ -83,13 +83,10 @@ pub struct SegmentInfo {
     pub span: Option<(SpanKey, SpanKey)>,
 }
 
-/// The bytes [`SegmentInfo::tail_check`] covers: up to 64 before `written`,
-/// never the header.
-pub fn tail_checked(bytes: &[u8], written: u64) -> Option<&[u8]> {
-    let end = usize::try_from(written)
-        .ok()
-        .filter(|&e| e <= bytes.len())?;
-    Some(&bytes[end.saturating_sub(64).max(64.min(end))..end])
+/// The byte range [`SegmentInfo::tail_check`] covers: up to 64 bytes
+/// before `written`, never the 64-byte segment header.
+pub fn tail_check_range(written: u64) -> std::ops::Range<u64> {
+    written.saturating_sub(64).max(64.min(written))..written
 }
 
 /// A range tombstone as the checkpoint holds it.

@@ -159,9 +159,10 @@ fn split<'c>(segments: &[Arc<Segment>], c: &'c IndexCheckpoint<'_>) -> Option<Sp
 /// cut over (a file of the same name from another history is not). Reads
 /// through the descriptor: nothing here is known to be mapped safely yet.
 fn same_tail(s: &Segment, info: &SegmentInfo) -> bool {
-    let from = info.written.saturating_sub(64).max(64.min(info.written));
-    let mut tail = vec![0u8; (info.written - from) as usize];
-    s.file().read_exact_at(&mut tail, from).is_ok() && crc32c::crc32c(&tail) == info.tail_check
+    let range = index_checkpoint::tail_check_range(info.written);
+    let mut tail = vec![0u8; (range.end - range.start) as usize];
+    s.file().read_exact_at(&mut tail, range.start).is_ok()
+        && crc32c::crc32c(&tail) == info.tail_check
 }
 
 /// Gives a covered segment what the scan would have found.
