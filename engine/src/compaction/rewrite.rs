@@ -499,6 +499,8 @@ fn install_step(shared: &Shared, step: impl FnOnce()) {
             .fetch_add(1, Ordering::Relaxed);
     }
     std::thread::yield_now();
+    #[cfg(test)]
+    tests::wait_for_a_write_if_armed(shared);
 }
 
 /// The commit point (the MANIFEST lists the output instead of the inputs)
@@ -688,6 +690,26 @@ mod tests {
         }
     }
 
+    /// The database whose install steps wait for a write (0: none), and
+    /// the writes the test's writer has completed.
+    static ARMED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// Between two install steps of the armed database, waits (up to 2 s)
+    /// until the test's writer completes a write: the writer lock is free
+    /// then, so the write lands between the steps however the threads are
+    /// scheduled on a busy machine.
+    pub(super) fn wait_for_a_write_if_armed(shared: &Shared) {
+        if ARMED.load(Ordering::Acquire) != shared as *const Shared as usize {
+            return;
+        }
+        let before = WRITES.load(Ordering::Acquire);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while WRITES.load(Ordering::Acquire) == before && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+
     /// A large compaction installs in bounded steps of the writer lock:
     /// a writer writing all along gets writes in between the steps, and
     /// every write and the snapshot's view survive the install.
@@ -718,12 +740,16 @@ mod tests {
                     db.put(ks, &(n % keys).to_be_bytes(), &n.to_le_bytes(), &w)
                         .unwrap();
                     seen_between.insert(steps.load(Ordering::Relaxed));
+                    WRITES.fetch_add(1, Ordering::Release);
                     n += 1;
                 }
                 (n, seen_between)
             })
         };
-        compaction::compact_while_needed(&db.shared(), -1.0).unwrap();
+        let shared = db.shared();
+        ARMED.store(&**shared as *const Shared as usize, Ordering::Release);
+        compaction::compact_while_needed(&shared, -1.0).unwrap();
+        ARMED.store(0, Ordering::Release);
         stop.store(true, Ordering::Relaxed);
         let (written, seen) = writer.join().unwrap();
         let total = db.shared().counters.install_steps.load(Ordering::Relaxed);
