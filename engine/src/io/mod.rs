@@ -10,6 +10,7 @@ mod extents;
 pub mod faulty;
 mod map;
 pub mod power_loss;
+pub(crate) mod prefetch;
 mod std_fs;
 
 use std::fmt::Debug;

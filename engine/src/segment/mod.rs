@@ -291,6 +291,18 @@ impl Segment {
         self.written().saturating_sub(SEGMENT_HEADER_BYTES as u64)
     }
 
+    /// Hints the CPU to start loading the record at `offset` into its
+    /// caches (see [`crate::io::prefetch`]); does nothing past the map.
+    #[inline]
+    pub(crate) fn prefetch_record(&self, offset: u64) {
+        let bytes = self.bytes();
+        if let Ok(offset) = usize::try_from(offset)
+            && offset < bytes.len()
+        {
+            crate::io::prefetch::prefetch_range(bytes, offset);
+        }
+    }
+
     /// Parses the record at `offset`, checking bounds and (optionally) its
     /// checksum. Damage is a [`Error::Corruption`] naming this file.
     pub fn record_at(&self, offset: u64, verify: bool) -> Result<RecordView<'_>> {
