@@ -222,6 +222,20 @@ fn damage_followed_by_valid_frames_in_the_active_segment_is_corruption() {
     let victim = frames[frames.len() / 2] as usize + 50;
     bytes[victim] ^= 0xFF;
     fs::write(&active, &bytes).unwrap();
+    // The clean close's index checkpoint covers the damaged frame: the open
+    // reads nothing below its cut, and `verify` reports the damage.
+    let db = Db::open(dir.path(), options()).unwrap();
+    match db.verify() {
+        Err(e @ Error::Corruption { .. }) => assert!(e.to_string().contains(".seg")),
+        other => panic!("expected corruption from verify, got {other:?}"),
+    }
+    drop(db);
+    // Without the checkpoint, the open reads the segment and reports it.
+    fs::remove_file(
+        dir.path()
+            .join(alexdb_engine::format::index_checkpoint::INDEX_FILE),
+    )
+    .unwrap();
     match Db::open(dir.path(), options()) {
         Err(e @ Error::Corruption { .. }) => assert!(e.to_string().contains(".seg")),
         other => panic!("expected corruption, got {other:?}"),

@@ -131,6 +131,21 @@ fn a_damaged_log_data_record_is_corruption() {
         .expect("the blob is in the log");
     bytes[at + 3] ^= 0x20;
     fs::write(&seg, &bytes).unwrap();
+    // The clean close's index checkpoint covers the record: the open reads
+    // nothing below its cut, and `verify` reports the damage.
+    let db = Db::open(dir.path(), common::small_options()).unwrap();
+    match db.verify() {
+        Err(Error::Corruption { file, .. }) => assert_eq!(file, seg),
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(()) => panic!("a flipped log-data byte went unnoticed by verify"),
+    }
+    drop(db);
+    // Without the checkpoint, the open reads the segment and reports it.
+    fs::remove_file(
+        dir.path()
+            .join(alexdb_engine::format::index_checkpoint::INDEX_FILE),
+    )
+    .unwrap();
     match Db::open(dir.path(), common::small_options()) {
         Err(Error::Corruption { file, .. }) => assert_eq!(file, seg),
         Err(other) => panic!("wrong error: {other}"),

@@ -1,6 +1,7 @@
 //! Simulated power loss at every I/O operation. A workload (batches synced
 //! and not, across keyspaces, with segment rotations, compactions, keyspace
-//! creation and drops) runs on `PowerLossFileSystem` until operation `k`
+//! creation and drops, clean closes that write the index checkpoint and
+//! opens that read it) runs on `PowerLossFileSystem` until operation `k`
 //! fails as if the power went out, for every `k`. For each, many crash
 //! images (what the disk could hold: every synced byte, an arbitrary subset
 //! of the unsynced writes torn at sector boundaries, unsynced directory
@@ -46,6 +47,9 @@ enum Step {
     Compact,
     Create(&'static str),
     Drop(&'static str),
+    /// A clean close (which syncs the log and writes the index checkpoint)
+    /// and an open (which loads the indexes from it).
+    Reopen,
 }
 
 impl Step {
@@ -53,7 +57,7 @@ impl Step {
     fn durable_when_acked(&self) -> bool {
         match self {
             Step::Batch { sync, .. } => *sync,
-            Step::Create(_) | Step::Drop(_) => true,
+            Step::Create(_) | Step::Drop(_) | Step::Reopen => true,
             // Changes no visible state.
             Step::Compact => false,
         }
@@ -87,7 +91,7 @@ fn model(steps: &[Step], len: usize) -> State {
                     o.remove(&slot((n + 5) % SLOTS));
                 }
             }
-            Step::Compact => {}
+            Step::Compact | Step::Reopen => {}
             Step::Create(name) => {
                 state.entry(name.to_string()).or_default();
             }
@@ -112,6 +116,28 @@ fn batches_and_compaction() -> Vec<Step> {
             steps.push(Step::Compact);
         }
     }
+    steps
+}
+
+/// Unsynced batches between clean closes and reopens from the index
+/// checkpoint, with a compaction (whose outputs the next checkpoint lists)
+/// and a drop in between.
+fn batches_and_reopens() -> Vec<Step> {
+    let mut steps = vec![Step::Create("other")];
+    for n in 0..30 {
+        steps.push(Step::Batch {
+            n,
+            ks: "other",
+            sync: false,
+        });
+        match n % 10 {
+            4 => steps.push(Step::Compact),
+            9 => steps.push(Step::Reopen),
+            _ => {}
+        }
+    }
+    steps.push(Step::Drop("other"));
+    steps.push(Step::Reopen);
     steps
 }
 
@@ -142,10 +168,18 @@ fn keyspace_churn() -> Vec<Step> {
 /// Runs `steps` until they end or an operation fails; returns how many were
 /// acknowledged.
 fn run(dir: &Path, fs: &PowerLossFileSystem, steps: &[Step]) -> usize {
-    let Ok(db) = Db::open(dir, options(Some(fs))) else {
+    let Ok(mut db) = Db::open(dir, options(Some(fs))) else {
         return 0;
     };
     for (i, step) in steps.iter().enumerate() {
+        if let Step::Reopen = step {
+            drop(db);
+            db = match Db::open(dir, options(Some(fs))) {
+                Ok(db) => db,
+                Err(_) => return i,
+            };
+            continue;
+        }
         if apply(&db, step).is_err() {
             return i;
         }
@@ -173,6 +207,7 @@ fn apply(db: &Db, step: &Step) -> alexdb_engine::Result<()> {
         Step::Compact => db.compact().map(|_| ()),
         Step::Create(name) => db.create_keyspace(name).map(|_| ()),
         Step::Drop(name) => db.drop_keyspace(name),
+        Step::Reopen => unreachable!("run() reopens"),
     }
 }
 
@@ -257,6 +292,24 @@ fn every_crash_point(steps: &[Step], images: u64) -> u64 {
 fn batches_rotations_and_compactions_recover_a_prefix_with_every_synced_batch() {
     assert!(every_crash_point(&batches_and_compaction(), 80) >= 18_000);
     // With the other workload: over 24,000 recoveries.
+}
+
+#[test]
+fn clean_closes_and_reopens_from_the_index_checkpoint_recover_a_prefix() {
+    let steps = batches_and_reopens();
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), &PowerLossFileSystem::new(), &steps),
+        steps.len()
+    );
+    let db = Db::open(dir.path(), options(None)).unwrap();
+    assert_eq!(
+        db.stats().records_read_at_open,
+        0,
+        "the workload's opens load the checkpoint its closes write"
+    );
+    drop(db);
+    assert!(every_crash_point(&steps, 12) >= 2_000);
 }
 
 /// Regression found here: a keyspace drop (a MANIFEST rewrite) reached the

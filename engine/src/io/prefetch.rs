@@ -12,12 +12,13 @@ const HINTED_BYTES: usize = 192;
 /// Cache line size assumed for the hints.
 const LINE: usize = 64;
 
-/// Hints the CPU to load `bytes[offset..offset + 192]` (as much of it as
-/// lies inside `bytes`) into its caches.
+/// Hints the CPU to load the cache lines of `bytes[offset..offset + 192]`
+/// (as much of it as lies inside `bytes`) into its caches.
 #[inline]
 pub(crate) fn prefetch_range(bytes: &[u8], offset: usize) {
     let end = offset.saturating_add(HINTED_BYTES).min(bytes.len());
-    let mut at = offset;
+    let misalignment = (bytes.as_ptr() as usize).wrapping_add(offset) % LINE;
+    let mut at = offset - misalignment.min(offset);
     while at < end {
         prefetch_line(&bytes[at]);
         at += LINE;

@@ -1,6 +1,6 @@
 //! Opening from the index checkpoint (`INDEX`): the indexes are bulk-loaded
 //! from the checkpoint's sorted keys, and only what was written after its
-//! cut is read: the rest of the segment that was active at the cut, and
+//! cut is read: the segment that was active at the cut from the cut on, and
 //! every live segment the checkpoint does not list (newer log segments and
 //! compaction outputs). Those records are replayed over the loaded indexes
 //! in sequence order, each one kept only if it is newer than the entry it
@@ -30,7 +30,7 @@ use crate::format::index_checkpoint::{
 };
 use crate::format::live_segments::LiveSegments;
 use crate::format::manifest::Manifest;
-use crate::format::segment_header::SegmentKind;
+use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::{AlexIndex, KeyResolver};
 use crate::index_save::CheckpointMark;
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
@@ -41,7 +41,7 @@ use crate::read::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
 use super::files::Opened;
-use super::{Found, Mode, Recovered, classify, scan_segments};
+use super::{Found, Mode, Recovered, classify, scan_segments_from};
 
 /// Recovers from the checkpoint, or returns `None` if there is none that
 /// fits the segments on disk (the caller then scans everything).
@@ -62,7 +62,11 @@ pub(super) fn recover(
     let Some(split) = split(&opened.segments, &checkpoint) else {
         return Ok(None);
     };
-    let (scans, records) = scan_segments(&split.unread)?;
+    let cut_info = cut_segment_info(&split.unread, &checkpoint, live);
+    let (scans, records) = scan_segments_from(&split.unread, |s| match cut_info {
+        Some(_) if s.id() == checkpoint.cut.segment => checkpoint.cut.offset,
+        _ => SEGMENT_HEADER_BYTES as u64,
+    })?;
     let (_, unsealed) = classify::classify_listed(&split.unread, &scans, live, mode)?;
     // The cut segment must still hold everything below the cut (the
     // checkpoint's entries point there): else the checkpoint describes a
@@ -76,6 +80,9 @@ pub(super) fn recover(
     }
     for (segment, info) in &split.covered {
         restore(segment, info);
+    }
+    if let (Some(info), Some(segment)) = (cut_info, cut_segment) {
+        restore_below_cut(segment, info);
     }
     let table = SegmentTable::new(opened.segments.clone());
     let keyspaces = load_keyspaces(manifest, &checkpoint, &table)?;
@@ -165,9 +172,42 @@ fn same_tail(s: &Segment, info: &SegmentInfo) -> bool {
         && crc32c::crc32c(&tail) == info.tail_check
 }
 
+/// The checkpoint's entry for the segment that was active at the cut, if
+/// the file still holds the bytes it was cut over and the MANIFEST says
+/// they were all durable (a clean close records that): the open then reads
+/// that segment from the cut on and takes what lies below the cut from the
+/// entry, as for a covered segment. Otherwise (`None`: e.g. a checkpoint
+/// written after a crash over a log that was never synced, which a power
+/// loss may then have holed below the cut) the whole segment is read, its
+/// tail judged as in a full scan, and replay skips the records below the
+/// cut.
+fn cut_segment_info<'c>(
+    unread: &[Arc<Segment>],
+    c: &'c IndexCheckpoint<'_>,
+    live: &LiveSegments,
+) -> Option<&'c SegmentInfo> {
+    let durable = live
+        .watermark
+        .is_some_and(|w| w.segment == c.cut.segment && w.offset >= c.cut.offset);
+    if !durable {
+        return None;
+    }
+    let segment = unread.iter().find(|s| s.id() == c.cut.segment)?;
+    let info = c.segments.iter().find(|s| s.id == c.cut.segment)?;
+    let header = segment.header();
+    let same = header.kind as u8 == info.kind && header.seq_floor == info.seq_floor;
+    (same && info.written == c.cut.offset && same_tail(segment, info)).then_some(info)
+}
+
 /// Gives a covered segment what the scan would have found.
 fn restore(s: &Segment, info: &SegmentInfo) {
     s.set_written(info.written);
+    restore_below_cut(s, info);
+}
+
+/// Gives a segment what the scan of its bytes below the cut would have
+/// found: their dead bytes, smallest sequence number and key span.
+fn restore_below_cut(s: &Segment, info: &SegmentInfo) {
     s.add_dead(info.dead_bytes);
     if info.min_seq != u64::MAX {
         s.note_seq(info.min_seq);

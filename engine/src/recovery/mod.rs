@@ -38,14 +38,14 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::format::manifest::Manifest;
 use crate::format::record::{RecordKind, RecordView};
-use crate::format::segment_header::SegmentKind;
+use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
 use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::location::Location;
 use crate::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
-use crate::segment::file_scan::scan_file;
+use crate::segment::file_scan::scan_file_from;
 use crate::segment::scan::ScanOutcome;
 use crate::segment::{Segment, SegmentTable};
 
@@ -154,11 +154,19 @@ type Scanned<'a> = (Vec<ScanOutcome>, Vec<Vec<(u32, Found<'a>)>>);
 /// Verifies every frame of each of `segments` and collects its records
 /// (noting each record's key in its segment's key span).
 fn scan_segments(segments: &[Arc<Segment>]) -> Result<Scanned<'_>> {
+    scan_segments_from(segments, |_| SEGMENT_HEADER_BYTES as u64)
+}
+
+/// [`scan_segments`], each segment from the frame at offset `from(segment)`.
+fn scan_segments_from(
+    segments: &[Arc<Segment>],
+    from: impl Fn(&Segment) -> u64,
+) -> Result<Scanned<'_>> {
     let mut scans = Vec::with_capacity(segments.len());
     let mut records = Vec::with_capacity(segments.len());
     for s in segments {
         let mut found = Vec::new();
-        scans.push(scan_file(s, |offset, r: RecordView<'_>| {
+        scans.push(scan_file_from(s, from(s), |offset, r: RecordView<'_>| {
             if r.kind == RecordKind::LogData {
                 // Never indexed, and takes no sequence number: dead bytes.
                 s.add_dead(r.encoded_len as u64);

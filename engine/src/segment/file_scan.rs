@@ -16,22 +16,38 @@ use crate::format::record::RecordView;
 use crate::io::FileHandle;
 
 use super::Segment;
-use super::scan::{Damage, FramesAfter, ScanOutcome, frames_after, scan_frames};
+use super::scan::{Damage, FramesAfter, ScanOutcome, frames_after, scan_frames_from};
+use crate::format::segment_header::SEGMENT_HEADER_BYTES;
 
 /// Bytes read through the descriptor at a time.
 const CHUNK: usize = 64 << 10;
 
-/// Walks `segment` like [`scan_frames`], calling `on_record` for every
+/// Walks `segment` like [`super::scan::scan_frames`], calling `on_record` for every
 /// record of every valid frame, without touching a hole through the map.
 pub fn scan_file<'a>(
     segment: &'a Segment,
+    on_record: impl FnMut(u64, RecordView<'a>),
+) -> Result<ScanOutcome> {
+    scan_file_from(segment, SEGMENT_HEADER_BYTES as u64, on_record)
+}
+
+/// [`scan_file`] from the frame that starts at offset `from` (a frame
+/// boundary whose preceding bytes the caller knows), or from the first
+/// frame if the file's written prefix does not reach `from`.
+pub fn scan_file_from<'a>(
+    segment: &'a Segment,
+    from: u64,
     on_record: impl FnMut(u64, RecordView<'a>),
 ) -> Result<ScanOutcome> {
     let bytes = segment.bytes();
     let len = bytes.len() as u64;
     let io_err = |e| Error::io(segment.path(), e);
     let mapped = segment.file().hole_at_or_after(0).map_err(io_err)?.min(len);
-    let mut out = scan_frames(&bytes[..mapped as usize], on_record);
+    let from = match from <= mapped {
+        true => from,
+        false => SEGMENT_HEADER_BYTES as u64,
+    };
+    let mut out = scan_frames_from(&bytes[..mapped as usize], from as usize, on_record);
     if out.seal.is_none() && out.damage.is_none() {
         let from = out.end.max(mapped);
         if first_nonzero(segment.file(), from, len)
