@@ -5,6 +5,7 @@
 //! synced: after a power loss the new one may be damaged, which its
 //! checksum reveals, and open then ignores it.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
@@ -131,7 +132,11 @@ pub(crate) fn save(shared: &Shared) -> Result<()> {
     {
         return Ok(());
     }
-    let infos: Vec<SegmentInfo> = table.iter().map(|s| segment_info(s)).collect();
+    let relocated = relocated_bytes(shared);
+    let infos: Vec<SegmentInfo> = table
+        .iter()
+        .map(|s| segment_info(s, relocated.get(&s.id()).copied().unwrap_or(0)))
+        .collect();
     let keyspaces = shared.keyspaces.load_full();
     let dir = &shared.dir;
     let tmp = dir.join(INDEX_TMP_FILE);
@@ -159,15 +164,30 @@ pub(crate) fn save(shared: &Shared) -> Result<()> {
     Ok(())
 }
 
-/// What the checkpoint records of one segment.
-fn segment_info(s: &Segment) -> SegmentInfo {
+/// Bytes of the old versions compaction moved for snapshots, per segment
+/// holding the copies. They are live only while a snapshot may need them:
+/// no snapshot outlives the process, so the next open finds them dead (a
+/// full scan counts them so too).
+fn relocated_bytes(shared: &Shared) -> HashMap<u32, u64> {
+    let mut out = HashMap::new();
+    for (_, r) in shared.relocations.load().iter() {
+        if !r.to.is_none() {
+            *out.entry(r.to.segment()).or_default() += r.bytes;
+        }
+    }
+    out
+}
+
+/// What the checkpoint records of one segment; `relocated` are the bytes of
+/// its copies that only snapshots of this process need.
+fn segment_info(s: &Segment, relocated: u64) -> SegmentInfo {
     let header = s.header();
     SegmentInfo {
         id: s.id(),
         kind: header.kind as u8,
         seq_floor: header.seq_floor,
         written: s.written(),
-        dead_bytes: s.dead_bytes(),
+        dead_bytes: s.dead_bytes() + relocated,
         min_seq: s.min_seq(),
         tail_check: {
             let range = tail_check_range(s.written());

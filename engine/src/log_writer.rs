@@ -335,8 +335,8 @@ fn apply_points(
     // A delete's own bytes are counted dead when it is written: it is
     // dropped as soon as nothing older survives, so segments that hold
     // mostly deletes are the ones compaction should pick. (A delete it must
-    // keep is copied and no longer counted; the estimate errs towards
-    // compacting.)
+    // keep is counted dead again in the output, as recovery's scan counts
+    // every delete.)
     for ((r, &at), &len) in records.iter().zip(locations).zip(lens) {
         // Log data is never indexed: dead from the start.
         if matches!(r.kind, RecordKind::Delete | RecordKind::LogData) {

@@ -6,7 +6,10 @@
 //! that rotation and background compaction are killed mid-way too, and one
 //! cycle in eight kills the child while it opens (recovers) the database.
 //! `ALEXDB_CRASH_CYCLES` sets the number of cycles (60 by default; `make
-//! soak` runs many more).
+//! soak` runs many more). `ALEXDB_CRASH_DIR` names a directory to run in and
+//! keep afterwards (a fresh temporary one by default), and every 500 cycles
+//! the loop prints its progress: cycles, acknowledged batches, files and
+//! bytes in the directory.
 
 mod common;
 
@@ -104,10 +107,13 @@ fn crash_loop() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(60);
-    let dir = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let kept = std::env::var_os("ALEXDB_CRASH_DIR").map(std::path::PathBuf::from);
+    let dir = kept.as_deref().unwrap_or(temp.path());
     let exe = std::env::current_exe().unwrap();
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut total_acks = 0;
+    let started_loop = Instant::now();
     for cycle in 0..cycles {
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -126,7 +132,7 @@ fn crash_loop() {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(CHILD_ENV, dir.path())
+            .env(CHILD_ENV, dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -159,11 +165,25 @@ fn crash_loop() {
             }
         }
         total_acks += seen;
-        verify_after_crash(dir.path(), last_ack, cycle);
+        verify_after_crash(dir, last_ack, cycle);
+        if (cycle + 1) % 500 == 0 {
+            report_progress(dir, cycle + 1, total_acks, started_loop);
+        }
     }
     assert!(
         total_acks > cycles,
         "the child made too little progress to test anything"
+    );
+}
+
+fn report_progress(dir: &std::path::Path, cycles: u64, acks: u64, since: Instant) {
+    let (files, bytes) = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .fold((0u64, 0u64), |(n, b), m| (n + 1, b + m.len()));
+    println!(
+        "{cycles} cycles, {acks} batches acknowledged, {files} files, {bytes} bytes, {:.0} s",
+        since.elapsed().as_secs_f64()
     );
 }
 

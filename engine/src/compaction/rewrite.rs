@@ -429,6 +429,11 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
         let offset = at + frame.len() as u64;
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
         frame.extend_from_slice(c.raw);
+        if c.old.is_tombstone() {
+            // A kept delete is dead bytes, as when it was written (see
+            // `log_writer`) and as recovery's scan counts it.
+            segment.add_dead(c.raw.len() as u64);
+        }
         segment.note_seq(c.record.seq);
         segment.note_key(c.record.keyspace, c.record.key);
     }
@@ -575,11 +580,16 @@ fn forget_tombstones(
     }
 }
 
+/// A moved version; a moved delete was counted dead when its copy was
+/// written, so dropping the relocation adds nothing.
 fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
     Relocation {
         to: c.new,
         needed_below,
-        bytes: c.raw.len() as u64,
+        bytes: match c.old.is_tombstone() {
+            true => 0,
+            false => c.raw.len() as u64,
+        },
     }
 }
 

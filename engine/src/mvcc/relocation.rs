@@ -11,7 +11,8 @@ pub struct Relocation {
     pub to: Location,
     /// Only snapshots older than this sequence number can need the version.
     pub needed_below: u64,
-    /// Encoded size of the copy (for dead-byte accounting when dropped).
+    /// Encoded size of the copy, counted dead when the entry is dropped (0
+    /// for a moved delete: its copy was counted dead when written).
     pub bytes: u64,
 }
 

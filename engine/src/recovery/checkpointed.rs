@@ -62,9 +62,10 @@ pub(super) fn recover(
     let Some(split) = split(&opened.segments, &checkpoint) else {
         return Ok(None);
     };
-    let cut_info = cut_segment_info(&split.unread, &checkpoint, live);
-    let (scans, records) = scan_segments_from(&split.unread, |s| match cut_info {
-        Some(_) if s.id() == checkpoint.cut.segment => checkpoint.cut.offset,
+    let cut_info = cut_segment_info(&split.unread, &checkpoint);
+    let read_from_cut = cut_info.is_some() && durable_at_cut(live, &checkpoint.cut);
+    let (scans, records) = scan_segments_from(&split.unread, |s| match read_from_cut {
+        true if s.id() == checkpoint.cut.segment => checkpoint.cut.offset,
         _ => SEGMENT_HEADER_BYTES as u64,
     })?;
     let (_, unsealed) = classify::classify_listed(&split.unread, &scans, live, mode)?;
@@ -173,30 +174,30 @@ fn same_tail(s: &Segment, info: &SegmentInfo) -> bool {
 }
 
 /// The checkpoint's entry for the segment that was active at the cut, if
-/// the file still holds the bytes it was cut over and the MANIFEST says
-/// they were all durable (a clean close records that): the open then reads
-/// that segment from the cut on and takes what lies below the cut from the
-/// entry, as for a covered segment. Otherwise (`None`: e.g. a checkpoint
-/// written after a crash over a log that was never synced, which a power
-/// loss may then have holed below the cut) the whole segment is read, its
-/// tail judged as in a full scan, and replay skips the records below the
-/// cut.
+/// the file still holds the bytes it was cut over: what lies below the cut
+/// (dead bytes, smallest sequence number, key span) is taken from it, as
+/// for a covered segment, whether or not that part is read again.
 fn cut_segment_info<'c>(
     unread: &[Arc<Segment>],
     c: &'c IndexCheckpoint<'_>,
-    live: &LiveSegments,
 ) -> Option<&'c SegmentInfo> {
-    let durable = live
-        .watermark
-        .is_some_and(|w| w.segment == c.cut.segment && w.offset >= c.cut.offset);
-    if !durable {
-        return None;
-    }
     let segment = unread.iter().find(|s| s.id() == c.cut.segment)?;
     let info = c.segments.iter().find(|s| s.id == c.cut.segment)?;
     let header = segment.header();
     let same = header.kind as u8 == info.kind && header.seq_floor == info.seq_floor;
     (same && info.written == c.cut.offset && same_tail(segment, info)).then_some(info)
+}
+
+/// Whether the MANIFEST says every byte below the cut was durable (a clean
+/// close records that) while that segment was still the active one: the
+/// open then reads it from the cut on. Otherwise (e.g. a checkpoint written
+/// after a crash over a log that was never synced, which a power loss may
+/// then have holed below the cut, or a watermark that has moved on to a
+/// later segment) the whole segment is read, its tail judged as in a full
+/// scan, and replay skips the records below the cut.
+fn durable_at_cut(live: &LiveSegments, cut: &Cut) -> bool {
+    live.watermark
+        .is_some_and(|w| w.segment == cut.segment && w.offset >= cut.offset)
 }
 
 /// Gives a covered segment what the scan would have found.
