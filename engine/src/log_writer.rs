@@ -312,15 +312,13 @@ pub(crate) fn apply(
 
 /// [`apply`] for a run of point records.
 ///
-/// Dead bytes are counted without reading the replaced record where it can
-/// be avoided: a delete's own size is known, and a version replaced by a put
-/// or a merge is estimated to be as large as the record replacing it (most
-/// overwrites keep the value's size); only a version replaced by a delete is
-/// read for its size. The
-/// estimate only steers which segment compaction picks; compaction copies
-/// what is still live whatever the count said, and the output segment
-/// starts with its dead bytes at zero, so an error does not outlive the
-/// segment it was made for.
+/// Dead bytes are counted exactly: a replaced version's size is read from
+/// its record, whose key the index has just compared (so the read costs
+/// next to nothing). An estimate (the size of the record replacing it) was
+/// tried and measured no faster; it also outlived restarts through the
+/// index checkpoint, and a segment of large values replaced by small ones
+/// was then never counted dead enough to be compacted (the kill -9 soak's
+/// directory kept such segments for ever).
 fn apply_points(
     shared: &Shared,
     records: &[PendingRecord<'_>],
@@ -374,13 +372,7 @@ fn apply_points(
             );
             // A replaced delete was counted dead when it was written.
             if let Some(old) = old.filter(|o| !o.is_tombstone()) {
-                match r.kind {
-                    // A delete says nothing of the size of the value it
-                    // replaces: read it (deletes of a segment's keys must
-                    // make that segment a candidate).
-                    RecordKind::Delete => account_dead(&table, old),
-                    _ => add_dead_at(&table, old, lens[i]),
-                }
+                account_dead(&table, old);
             }
         }
     }

@@ -55,17 +55,25 @@ fn value_of(n: u64) -> Vec<u8> {
 
 type State = (BTreeMap<Vec<u8>, Vec<u8>>, BTreeMap<Vec<u8>, Vec<u8>>);
 
-/// The model state after batches 0..=last.
+/// The model state after batches 0..=last, slot by slot (replaying every
+/// batch made each check of a long soak cost as much as its history).
 fn model(last: Option<u64>) -> State {
     let (mut d, mut o) = (BTreeMap::new(), BTreeMap::new());
-    if let Some(last) = last {
-        for n in 0..=last {
-            d.insert(slot(n % SLOTS), value_of(n));
-            o.insert(slot(n % SLOTS), value_of(n));
-            o.remove(&slot((n + 7) % SLOTS));
-            d.insert(b"counter".to_vec(), n.to_be_bytes().to_vec());
+    let Some(last) = last else {
+        return (d, o);
+    };
+    // The last batch n <= last with n % SLOTS == r, if any.
+    let newest = |r: u64| last.checked_sub((last + SLOTS - r) % SLOTS);
+    for s in 0..SLOTS {
+        let Some(put) = newest(s) else { continue };
+        d.insert(slot(s), value_of(put));
+        // Batch n deletes slot (n + 7) % SLOTS after its put of n % SLOTS.
+        let deleted = newest((s + SLOTS - 7) % SLOTS);
+        if deleted.is_none_or(|del| del < put) {
+            o.insert(slot(s), value_of(put));
         }
     }
+    d.insert(b"counter".to_vec(), last.to_be_bytes().to_vec());
     (d, o)
 }
 
