@@ -39,13 +39,41 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
     apply_ranges::apply_range_tombstones(shared);
     let mut runs = 0;
     let mut done = Vec::new();
-    while let Some(Plan { inputs }) = plan(shared, dead_ratio, &done) {
+    let mut outputs = Vec::new();
+    while let Some(Plan { inputs }) = plan(shared, dead_ratio, &done, |_| true) {
         done.extend(inputs.iter().map(|s| s.id()));
-        done.extend(rewrite(shared, inputs)?);
+        let rewritten = rewrite(shared, inputs)?;
+        done.extend(rewritten.output);
+        outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
         runs += 1;
     }
+    runs += sweep_kept_deletes(shared, &outputs)?;
     if runs > 0 {
         crate::index_save::forget_if_stale(shared);
+    }
+    Ok(runs)
+}
+
+/// A pass keeps a delete (point or range) while a segment outside its
+/// inputs may still hold an older version it hides; a later pass of the
+/// same run usually rewrites that segment, dropping the older version, so
+/// the delete can go then. Rewrites once more the run's outputs (given with
+/// whether each held back a range delete) that held back a range delete or
+/// whose kept point deletes (counted dead) exceed the configured dead
+/// ratio; their own outputs are not swept again, so a run ends. Returns
+/// the passes run.
+fn sweep_kept_deletes(shared: &Shared, outputs: &[(u32, bool)]) -> Result<u64> {
+    let threshold = shared.options.compaction_dead_ratio.max(0.0);
+    let mut runs = 0;
+    let mut done = Vec::new();
+    let held_range = |id: u32| outputs.iter().any(|&(o, held)| o == id && held);
+    let swept = |s: &crate::segment::Segment| outputs.iter().any(|&(o, _)| o == s.id());
+    while let Some(Plan { inputs }) = plan(shared, -1.0, &done, |s| {
+        swept(s) && (held_range(s.id()) || plan::dead_fraction(s) > threshold)
+    }) {
+        done.extend(inputs.iter().map(|s| s.id()));
+        done.extend(rewrite(shared, inputs)?.output);
+        runs += 1;
     }
     Ok(runs)
 }

@@ -53,9 +53,18 @@ pub(super) struct DroppedTombstone<'a> {
     key: &'a [u8],
 }
 
-/// Rewrites `inputs` into one new segment and retires them. Returns the
-/// output's id, if anything had to be kept.
-pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Option<u32>> {
+/// What one rewrite produced.
+pub(crate) struct Rewritten {
+    /// The output's id, if anything had to be kept.
+    pub output: Option<u32>,
+    /// Whether it kept an applied range delete only because a segment
+    /// outside its inputs might hold a version the range covers: once that
+    /// segment is rewritten too, the range delete can go.
+    pub held_range_delete: bool,
+}
+
+/// Rewrites `inputs` into one new segment and retires them.
+pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewritten> {
     let set = shared.snapshots.capture(&shared.visible_seq);
     let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     let survivors = Survivors::of(shared, &input_ids);
@@ -79,6 +88,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
         splices,
         ranges: _,
         range_drops,
+        held_range_delete,
     } = decisions;
     in_key_order(&mut copies);
     let output = match copies.is_empty() {
@@ -95,7 +105,10 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Opti
         .counters
         .bytes_reclaimed
         .fetch_add(before.saturating_sub(after), Ordering::Relaxed);
-    Ok(output_id)
+    Ok(Rewritten {
+        output: output_id,
+        held_range_delete: held_range_delete && output_id.is_some(),
+    })
 }
 
 /// The segments that survive a compaction: what may still hold older
@@ -264,13 +277,14 @@ fn decide_range_tombstones(survivors: &Survivors, set: &SnapshotSet, out: &mut D
                     && t.contains(c.record.key)
             })
         };
-        let droppable = tombstone.as_ref().is_some_and(|t| {
-            t.is_applied()
-                && seq <= set.visible
-                && set.seqs.is_empty()
-                && !covers_a_copy(t)
-                && !survivors.may_hold_older(range.ks.id().0, &t.start, &t.end, seq)
+        let settled = tombstone.as_ref().is_some_and(|t| {
+            t.is_applied() && seq <= set.visible && set.seqs.is_empty() && !covers_a_copy(t)
         });
+        let held = tombstone
+            .as_ref()
+            .is_some_and(|t| survivors.may_hold_older(range.ks.id().0, &t.start, &t.end, seq));
+        out.held_range_delete |= settled && held;
+        let droppable = settled && !held;
         match (droppable, tombstone) {
             (true, _) => out.range_drops.push((range.ks.clone(), seq)),
             // Not in the list: a range delete of a dropped keyspace, or one
@@ -320,6 +334,8 @@ pub(super) struct Decisions<'a> {
     /// Chain splices: a dropped version's location → the next version a
     /// snapshot may need (or `NONE`).
     pub(super) splices: Vec<(Location, Relocation)>,
+    /// A range delete kept only for the survivors (see [`Rewritten`]).
+    pub(super) held_range_delete: bool,
 }
 
 pub(super) fn copy_of<'a>(

@@ -2,14 +2,17 @@
 //! that compaction can tell, without reading the segment, that it holds no
 //! older version of a key whose tombstone it wants to drop. Built in memory
 //! on first use, from one walk of the segment (sealed segments never
-//! change), at about ten bits per record.
+//! change), at sixteen bits per record.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-/// Bits per key: about 1% false positives with [`PROBES`] probes.
-const BITS_PER_KEY: usize = 10;
+/// Bits per key: about 0.05% false positives with [`PROBES`] probes. A
+/// delete is checked against every surviving segment whose key span covers
+/// it, a dozen or more after a large compaction, and each false positive
+/// keeps it (with 10 bits, 1% per segment kept a tenth of the deletes).
+const BITS_PER_KEY: usize = 16;
 /// Probes per key.
-const PROBES: u32 = 7;
+const PROBES: u32 = 11;
 
 /// A set of keys that answers "certainly not" or "maybe".
 #[derive(Debug)]
