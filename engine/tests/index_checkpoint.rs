@@ -376,26 +376,7 @@ fn restarts_and_crashes_keep_the_dead_bytes_a_full_scan_finds() {
         }
         write(&db, next() % 100);
         drop(snapshot);
-        if next() % 2 == 0 {
-            // Killed: the files as they are now.
-            let image = tempfile::tempdir().unwrap();
-            crash_image(dir.path(), image.path());
-            drop(db);
-            std::fs::remove_dir_all(dir.path()).unwrap();
-            crash_image(image.path(), dir.path());
-        } else {
-            drop(db);
-        }
-        let full = tempfile::tempdir().unwrap();
-        crash_image(dir.path(), full.path());
-        let _ = std::fs::remove_file(full.path().join(INDEX_FILE));
-        let scanned = Db::open(full.path(), options()).unwrap();
-        let reopened = Db::open(dir.path(), options()).unwrap();
-        assert_eq!(
-            reopened.stats().dead_bytes,
-            scanned.stats().dead_bytes,
-            "life {life}"
-        );
+        end_life(db, dir.path(), next() % 2 == 0, life);
     }
 }
 
@@ -458,24 +439,32 @@ fn busy_lives_keep_the_dead_bytes_a_full_scan_finds() {
             db.write(&b, &WriteOptions::default()).unwrap();
             n += 1;
         }
-        if next() % 2 == 0 {
-            let image = tempfile::tempdir().unwrap();
-            busy_crash_image(&db, dir.path(), image.path());
-            drop(db);
-            std::fs::remove_dir_all(dir.path()).unwrap();
-            crash_image(image.path(), dir.path());
-        } else {
-            drop(db);
-        }
-        let full = tempfile::tempdir().unwrap();
-        crash_image(dir.path(), full.path());
-        let _ = std::fs::remove_file(full.path().join(INDEX_FILE));
-        let scanned = Db::open(full.path(), options()).unwrap();
-        let reopened = Db::open(dir.path(), options()).unwrap();
-        assert_eq!(
-            reopened.stats().dead_bytes,
-            scanned.stats().dead_bytes,
-            "life {life}"
-        );
+        end_life(db, dir.path(), next() % 2 == 0, life);
     }
+}
+
+/// Ends a life of the database at `dir`: a kill -9 (`killed`: the files as
+/// they are now, see [`busy_crash_image`]) or a clean close. Then opens its
+/// files from the checkpoint and, in a copy, by a full scan: both must
+/// count the same dead bytes.
+fn end_life(db: Db, dir: &Path, killed: bool, life: u32) {
+    if killed {
+        let image = tempfile::tempdir().unwrap();
+        busy_crash_image(&db, dir, image.path());
+        drop(db);
+        std::fs::remove_dir_all(dir).unwrap();
+        crash_image(image.path(), dir);
+    } else {
+        drop(db);
+    }
+    let full = tempfile::tempdir().unwrap();
+    crash_image(dir, full.path());
+    let _ = std::fs::remove_file(full.path().join(INDEX_FILE));
+    let scanned = Db::open(full.path(), options()).unwrap();
+    let reopened = Db::open(dir, options()).unwrap();
+    assert_eq!(
+        reopened.stats().dead_bytes,
+        scanned.stats().dead_bytes,
+        "life {life}"
+    );
 }
