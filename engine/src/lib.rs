@@ -49,6 +49,7 @@ mod read;
 mod recovery;
 pub mod segment;
 mod shared;
+mod side_rebuilds;
 pub mod snapshot;
 pub mod stats;
 mod write_conflicts;

@@ -363,6 +363,9 @@ fn apply_points(
                 index.upsert_batch(&entries, &resolver)
             }
         };
+        if index.take_rebuild_signal() {
+            shared.request_compaction();
+        }
         for (&i, old) in members.iter().zip(olds) {
             let old = old.map(Location);
             let r = &records[i];

@@ -71,17 +71,26 @@ impl<'t> TableResolver<'t> {
 
 impl KeyResolver for TableResolver<'_> {
     fn key(&self, payload: u64) -> &[u8] {
-        let loc = Location(payload);
-        let found = self
-            .table
-            .get(loc.segment())
-            .and_then(|s| s.record_at(loc.offset(), false).ok());
-        match found {
-            Some(record) => record.key,
-            None => {
-                self.missed.set(true);
-                &[]
-            }
+        key_in(self.table, payload, &self.missed)
+    }
+
+    fn failed(&self) -> bool {
+        self.missed.get()
+    }
+}
+
+/// The key of the record at location `payload` in `table`; empty, setting
+/// `missed`, if the table has no such record.
+pub(crate) fn key_in<'t>(table: &'t SegmentTable, payload: u64, missed: &Cell<bool>) -> &'t [u8] {
+    let loc = Location(payload);
+    let found = table
+        .get(loc.segment())
+        .and_then(|s| s.record_at(loc.offset(), false).ok());
+    match found {
+        Some(record) => record.key,
+        None => {
+            missed.set(true);
+            &[]
         }
     }
 }

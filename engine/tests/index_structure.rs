@@ -1,7 +1,7 @@
 //! Structure under large insert workloads: the tree stays shallow, nodes
 //! stay dense, and the structure changes the cost model calls for happen.
 
-use alexdb_engine::index::{AlexIndex, IndexStats, KeyResolver, ScanDirection};
+use alexdb_engine::index::{AlexIndex, IndexStats, KeyResolver, SIDE_REBUILD_KEYS, ScanDirection};
 
 const N: u64 = 200_000;
 
@@ -161,4 +161,60 @@ fn bulk_load_then_random_inserts_and_deletes() {
     for p in (N..2 * N).step_by(11) {
         assert_eq!(index.get(&keys.0[p as usize], &keys, &guard), Some(p));
     }
+}
+
+/// Issue 11's hot range: after a bulk load of random keys, a quarter of a
+/// million new keys pour into the gap between two neighbours. The subtree
+/// over the gap doubles again and again; rebuilding its doubled ancestor
+/// under the write lock held writers for 0.6-0.8 s at 1M keys. With
+/// rebuilds to the side, a background thread rebuilds the big subtrees:
+/// the writer itself never rebuilds more than 2^15 keys, the tree stays
+/// shallow and every key is found.
+#[test]
+fn a_hot_range_rebuilds_big_subtrees_to_the_side() {
+    const LOADED: u64 = 400_000;
+    const HOT: u64 = 250_000;
+    let mut loaded: Vec<u64> = (0..LOADED).map(mix).collect();
+    loaded.sort_unstable();
+    loaded.dedup();
+    let (lo, hi) = (loaded[loaded.len() / 2], loaded[loaded.len() / 2 + 1]);
+    let mut all: Vec<[u8; 8]> = loaded.iter().map(|k| k.to_be_bytes()).collect();
+    let width = hi - lo - 1;
+    all.extend((0..HOT).map(|i| (lo + 1 + mix(i ^ 0x5eed) % width).to_be_bytes()));
+    let mut seen = std::collections::HashSet::new();
+    let keys = Keys(all.into_iter().filter(|k| seen.insert(*k)).collect());
+    let (first_hot, total) = (loaded.len() as u64, keys.0.len() as u64);
+    let sorted: Vec<u64> = (0..first_hot).collect();
+    let index = AlexIndex::bulk_load(&sorted, &keys);
+    index.set_side_rebuild_above(Some(SIDE_REBUILD_KEYS));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let side_rebuilds = std::thread::scope(|scope| {
+        let background = scope.spawn(|| {
+            let mut installed = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if index.rebuild_to_the_side(|| &keys) {
+                    installed += 1;
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+            installed
+        });
+        for p in first_hot..total {
+            assert_eq!(index.upsert(&keys.0[p as usize], p, &keys), None);
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        background.join().unwrap()
+    });
+    let stats = index.stats();
+    eprintln!("{side_rebuilds} to the side: {stats:?}");
+    assert_eq!(stats.num_keys as u64, total);
+    assert!(side_rebuilds > 0, "{stats:?}");
+    assert_eq!(stats.side_rebuilds, side_rebuilds);
+    assert!(
+        stats.largest_rebuild <= SIDE_REBUILD_KEYS as u64,
+        "{stats:?}"
+    );
+    assert!(stats.depth <= 6, "too deep: {stats:?}");
+    assert_complete(&index, &keys, total);
 }

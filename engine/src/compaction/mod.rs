@@ -124,6 +124,7 @@ fn run(weak: Weak<Shared>) {
         if !wait_for_work(&shared) {
             return;
         }
+        crate::side_rebuilds::run(&shared);
         let ratio = shared.options.compaction_dead_ratio;
         if compact_while_needed(&shared, ratio).is_err() {
             shared

@@ -36,6 +36,12 @@ impl Link {
     }
 
     /// Links `node` instead (Release: publishes its contents). Writer only.
+    /// A link to nothing, for a tree whose nodes were handed over (freeing
+    /// it frees nothing).
+    pub(crate) fn null() -> Self {
+        Self(Atomic::null())
+    }
+
     pub(crate) fn store(&self, node: NodeRef<'_>) {
         self.0.store(node.0, Ordering::Release);
     }
@@ -60,6 +66,11 @@ impl<'g> NodeRef<'g> {
     }
 
     /// Whether both refer to the same node.
+    /// The node's address, for identity checks only.
+    pub(crate) fn addr(self) -> usize {
+        self.0.as_raw() as usize
+    }
+
     #[inline]
     pub(crate) fn ptr_eq(self, other: NodeRef<'_>) -> bool {
         self.0.as_raw() == other.0.as_raw()

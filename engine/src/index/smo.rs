@@ -20,7 +20,10 @@
 //! 5. else, if the leaf is `REBUILD_DEPTH` deep and an ancestor's subtree
 //!    has doubled since it was built, rebuild the highest such ancestor
 //!    (amortized O(1) per insert; this is what keeps appends at the right
-//!    edge and drifting key distributions shallow);
+//!    edge and drifting key distributions shallow); with rebuilds to the
+//!    side enabled, an ancestor over their threshold (the engine uses
+//!    `SIDE_REBUILD_KEYS`) is rebuilt by a background thread (`side_rebuild`) and the highest smaller one
+//!    below it now, which bounds the time one insert holds the lock;
 //! 6. else split down: the node becomes a bulk-loaded subtree.
 
 use crossbeam_epoch::Guard;
@@ -34,6 +37,7 @@ use super::data_node::DataNode;
 use super::inner_node::InnerNode;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef};
+use super::side_rebuild::SideRebuild;
 use super::stats::Counters;
 
 /// Most fresh empty siblings an extension creates beyond the edge child.
@@ -47,6 +51,11 @@ pub(crate) struct Step<'g> {
 }
 
 impl<'g> Step<'g> {
+    /// The inner node.
+    pub(crate) fn node(&self) -> NodeRef<'g> {
+        self.node
+    }
+
     fn inner(&self) -> &'g InnerNode {
         match self.node.get() {
             Node::Inner(inner) => inner,
@@ -69,6 +78,7 @@ pub(crate) struct Writer<'a, 'g, R> {
     pub(crate) guard: &'g Guard,
     pub(crate) resolver: &'a R,
     pub(crate) counters: &'a Counters,
+    pub(crate) side: &'a SideRebuild,
 }
 
 impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
@@ -151,13 +161,37 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
             return;
         }
         if path.len() >= REBUILD_DEPTH
-            && let Some(top) = path.iter().position(|s| s.inner().has_doubled())
+            && let Some(top) = self.rebuild_here(path, keys[0])
         {
             return self.rebuild(path, top);
         }
         Counters::bump(&self.counters.splits_down);
         let sub = build_subtree(&payloads, self.resolver, true, self.guard);
         self.replace(path, leaf, sub);
+    }
+
+    /// The highest ancestor on `path` that has doubled, to rebuild now;
+    /// with rebuilds to the side on, the highest that holds at most their
+    /// threshold of keys and lies below any frozen node; a doubled
+    /// ancestor above it, too big to rebuild under the lock, is requested
+    /// to the side (`side_rebuild`). `key` is on the path.
+    fn rebuild_here(&self, path: &[Step<'g>], key: &[u8]) -> Option<usize> {
+        let Some(cap) = self.side.above() else {
+            return path.iter().position(|s| s.inner().has_doubled());
+        };
+        let frozen = path.iter().position(|s| self.side.is_frozen(s.node));
+        let eligible = |i: usize| frozen.is_none_or(|f| i > f);
+        let doubled = |i: &usize| path[*i].inner().has_doubled();
+        let small = |i: &usize| path[*i].inner().keys() <= cap;
+        let here = (0..path.len()).find(|i| doubled(i) && small(i) && eligible(*i));
+        let big = (0..here.unwrap_or(path.len())).find(|i| doubled(i) && !small(i));
+        if let Some(big) = big
+            && frozen.is_none()
+        {
+            let keys = path[big].inner().keys();
+            self.side.request(path[big].node, big, key, keys);
+        }
+        here
     }
 
     /// Splits `leaf` in two at a parent slot boundary, doubling the parent
@@ -175,7 +209,9 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         };
         let parent = step.inner();
         let range = parent.slot_range(step.slot, leaf, self.guard);
-        if self.split_extending(above, step, leaf, range.clone(), keys, payloads) {
+        // Extending or doubling replaces the parent: not while it is frozen.
+        let frozen = self.side.is_frozen(step.node);
+        if !frozen && self.split_extending(above, step, leaf, range.clone(), keys, payloads) {
             return true;
         }
         if range.start() < range.end() {
@@ -189,7 +225,7 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
                 return true;
             }
         }
-        if 2 * parent.slots() > MAX_INNER_SLOTS {
+        if frozen || 2 * parent.slots() > MAX_INNER_SLOTS {
             return false;
         }
         let slots: Vec<usize> = keys.iter().map(|k| parent.route_doubled(k)).collect();
@@ -348,6 +384,7 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         self.relink(&path[..top], old, new);
         retire_subtree(old, self.guard);
         Counters::bump(&self.counters.rebuilds);
+        self.counters.note_rebuild(payloads.len());
     }
 }
 
@@ -381,7 +418,7 @@ pub(crate) fn collect_payloads(node: NodeRef<'_>, guard: &Guard, out: &mut Vec<u
 }
 
 /// Retires `node` and everything under it.
-fn retire_subtree(node: NodeRef<'_>, guard: &Guard) {
+pub(crate) fn retire_subtree(node: NodeRef<'_>, guard: &Guard) {
     if let Node::Inner(inner) = node.get() {
         for child in inner.unique_children(guard) {
             retire_subtree(child, guard);

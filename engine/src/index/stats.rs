@@ -43,6 +43,12 @@ pub struct IndexStats {
     pub retrains: u64,
     /// Subtrees rebuilt by bulk loading after doubling in size.
     pub rebuilds: u64,
+    /// Keys of the largest subtree rebuilt under the write lock so far (such
+    /// a rebuild holds writers for time proportional to it).
+    pub largest_rebuild: u64,
+    /// Subtrees rebuilt to the side by a background thread (also counted
+    /// in `rebuilds`).
+    pub side_rebuilds: u64,
 }
 
 /// Event counters, bumped by the writer and read by `stats`.
@@ -56,12 +62,20 @@ pub(crate) struct Counters {
     pub(crate) splits_down: AtomicU64,
     pub(crate) retrains: AtomicU64,
     pub(crate) rebuilds: AtomicU64,
+    pub(crate) largest_rebuild: AtomicU64,
+    pub(crate) side_rebuilds: AtomicU64,
 }
 
 impl Counters {
     /// Adds one to `counter`.
     pub(crate) fn bump(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a rebuild under the lock of a subtree of `keys` keys.
+    pub(crate) fn note_rebuild(&self, keys: usize) {
+        self.largest_rebuild
+            .fetch_max(keys as u64, Ordering::Relaxed);
     }
 
     /// Copies the counters into `stats`.
@@ -75,6 +89,8 @@ impl Counters {
         stats.splits_down = get(&self.splits_down);
         stats.retrains = get(&self.retrains);
         stats.rebuilds = get(&self.rebuilds);
+        stats.largest_rebuild = get(&self.largest_rebuild);
+        stats.side_rebuilds = get(&self.side_rebuilds);
     }
 }
 

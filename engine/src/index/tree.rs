@@ -10,7 +10,8 @@ use super::bulk_load::{build_subtree, build_subtree_mapped};
 use super::data_node::DataNode;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef, free_tree};
-use super::smo::{Writer, as_data};
+use super::side_rebuild::{self, CHUNK, LOCKED_REPLAY, SideRebuild, Write};
+use super::smo::{Writer, as_data, retire_subtree};
 use super::stats::{self, Counters, IndexStats};
 use super::{KeyResolver, ScanDirection, scan};
 
@@ -27,6 +28,7 @@ pub struct AlexIndex {
     len: AtomicUsize,
     write_lock: Mutex<()>,
     counters: Counters,
+    side: SideRebuild,
 }
 
 impl Default for AlexIndex {
@@ -55,6 +57,7 @@ impl AlexIndex {
             len: AtomicUsize::new(len),
             write_lock: Mutex::new(()),
             counters: Counters::default(),
+            side: SideRebuild::default(),
         }
     }
 
@@ -144,6 +147,7 @@ impl AlexIndex {
             guard,
             resolver,
             counters: &self.counters,
+            side: &self.side,
         }
     }
 
@@ -161,6 +165,8 @@ impl AlexIndex {
             if let (Some(pos), true) = (pos, found) {
                 let old = leaf.payload_at(pos);
                 leaf.store_payload(pos, payload);
+                self.side
+                    .log(path.iter().map(|s| s.node()), key, Some(payload));
                 return Some(old);
             }
             if leaf.is_full() {
@@ -174,6 +180,8 @@ impl AlexIndex {
             );
             Writer::<R>::count_key(&path, true);
             self.len.fetch_add(1, Ordering::Relaxed);
+            self.side
+                .log(path.iter().map(|s| s.node()), key, Some(payload));
             return None;
         }
     }
@@ -226,6 +234,10 @@ impl AlexIndex {
                 let node = copy.as_ref().unwrap_or(leaf);
                 let mk = node.model_key(key);
                 let (pos, found, iters) = node.seek_ge(key, mk, resolver);
+                if found || !node.is_full() {
+                    self.side
+                        .log(path.iter().map(|s| s.node()), key, Some(payload));
+                }
                 match (pos, found) {
                     (Some(pos), true) => {
                         previous[e] = Some(node.payload_at(pos));
@@ -304,6 +316,7 @@ impl AlexIndex {
         w.replace(&path, leaf_ref, w.publish(node));
         Writer::<R>::count_key(&path, false);
         self.len.fetch_sub(1, Ordering::Relaxed);
+        self.side.log(path.iter().map(|s| s.node()), key, None);
         Some(old)
     }
 
@@ -326,6 +339,106 @@ impl AlexIndex {
         scan::collect(&self.root, from, direction, limit, resolver, guard, out);
     }
 
+    /// Sends rebuilds of subtrees over `keys` keys to a background thread
+    /// (the engine uses [`super::SIDE_REBUILD_KEYS`]), which must then call
+    /// [`Self::rebuild_to_the_side`] whenever [`Self::take_rebuild_signal`]
+    /// says so; `None` (the default) runs every rebuild under the write
+    /// lock.
+    pub fn set_side_rebuild_above(&self, keys: Option<usize>) {
+        self.side.set_above(keys);
+    }
+
+    /// Whether a writer asked for a subtree rebuild to the side since the
+    /// last call: the caller should then run [`Self::rebuild_to_the_side`]
+    /// on a background thread.
+    pub fn take_rebuild_signal(&self) -> bool {
+        self.side.take_signal()
+    }
+
+    /// Runs the subtree rebuild a writer asked for, if any (see
+    /// `side_rebuild`): collects and bulk loads the subtree and replays the
+    /// writes made meanwhile without the write lock, then holds it only to
+    /// replay the last few (usually fewer than 256) and link the new subtree.
+    /// `fresh` makes a resolver for each step; it must resolve every
+    /// payload the index has held since the call began (a resolver that
+    /// reports [`KeyResolver::failed`] makes the rebuild give up, changing
+    /// nothing). Returns whether a subtree was replaced.
+    pub fn rebuild_to_the_side<R: KeyResolver>(&self, mut fresh: impl FnMut() -> R) -> bool {
+        let Some((id, depth, key)) = self.side.start() else {
+            return false;
+        };
+        let installed = self.run_side_rebuild(id, depth, &key, &mut fresh);
+        self.side.end(id);
+        installed
+    }
+
+    fn run_side_rebuild<R: KeyResolver>(
+        &self,
+        id: u64,
+        depth: usize,
+        key: &[u8],
+        fresh: &mut impl FnMut() -> R,
+    ) -> bool {
+        let guard = epoch::pin();
+        let root = self.root.load(&guard);
+        let Some((_, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard) else {
+            return false;
+        };
+        let resolver = fresh();
+        let (subtree, len) = side_rebuild::build_from(old, &resolver, &guard);
+        let mut private = Self::with_root(Link::new(subtree), len);
+        private.side.set_above(self.side.above());
+        if resolver.failed() {
+            return false;
+        }
+        let mut applied = 0;
+        for round in 0.. {
+            let Some(writes) = self.side.writes_since(id, applied, CHUNK) else {
+                return false;
+            };
+            // Catch up until few writes are left for the lock; writers
+            // that keep outpacing the replay get a bigger remainder.
+            if writes.len() < if round < 64 { LOCKED_REPLAY } else { CHUNK } {
+                break;
+            }
+            if !replay(&private, &writes, &fresh()) {
+                return false;
+            }
+            applied += writes.len();
+        }
+        let lock = self.lock();
+        let Some(writes) = self.side.writes_since(id, applied, usize::MAX) else {
+            return false;
+        };
+        if !replay(&private, &writes, &fresh()) {
+            return false;
+        }
+        let root = self.root.load(&guard);
+        let Some((above, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard)
+        else {
+            return false;
+        };
+        let new = private.root.load(&guard);
+        private.root = Link::null();
+        match above.last() {
+            None => self.root.store(new),
+            Some(parent) => {
+                let Node::Inner(inner) = parent.get() else {
+                    unreachable!("nodes above the frozen node are inner nodes")
+                };
+                inner.set_range(inner.slot_range(inner.route(key), old, &guard), new);
+            }
+        }
+        // Unfrozen before the old root can be freed and its address reused.
+        self.side.end(id);
+        drop(lock);
+        // Unreachable from the root now: no writer can link it again.
+        retire_subtree(old, &guard);
+        Counters::bump(&self.counters.rebuilds);
+        Counters::bump(&self.counters.side_rebuilds);
+        true
+    }
+
     /// Heap bytes held by live nodes. Walks the tree: O(nodes).
     pub fn memory_bytes(&self) -> usize {
         self.stats().memory_bytes
@@ -339,6 +452,21 @@ impl AlexIndex {
         self.counters.fill(&mut stats);
         stats
     }
+}
+
+/// Replays logged writes into a private tree; false if `resolver` failed.
+fn replay<R: KeyResolver>(tree: &AlexIndex, writes: &[Write], resolver: &R) -> bool {
+    for (key, payload) in writes {
+        match payload {
+            Some(p) => {
+                tree.upsert(key, *p, resolver);
+            }
+            None => {
+                tree.remove(key, resolver);
+            }
+        }
+    }
+    !resolver.failed()
 }
 
 #[cfg(test)]
