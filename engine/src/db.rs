@@ -488,6 +488,12 @@ impl Db {
         Ok(())
     }
 
+    /// The shape of `keyspace`'s index and the structure changes it has
+    /// made since the database was opened (walks the index: O(nodes)).
+    pub fn index_stats(&self, keyspace: KeyspaceId) -> Result<crate::index::IndexStats> {
+        Ok(keyspace_of(&self.shared(), keyspace)?.index.stats())
+    }
+
     /// The database's counters.
     pub fn stats(&self) -> Stats {
         let s = &self.shared();

@@ -49,6 +49,9 @@ pub struct IndexStats {
     /// Subtrees rebuilt to the side by a background thread (also counted
     /// in `rebuilds`).
     pub side_rebuilds: u64,
+    /// Writes made while a rebuild to the side was running and replayed
+    /// into its new subtree (writers progressed meanwhile).
+    pub side_rebuild_writes: u64,
 }
 
 /// Event counters, bumped by the writer and read by `stats`.
@@ -64,6 +67,7 @@ pub(crate) struct Counters {
     pub(crate) rebuilds: AtomicU64,
     pub(crate) largest_rebuild: AtomicU64,
     pub(crate) side_rebuilds: AtomicU64,
+    pub(crate) side_rebuild_writes: AtomicU64,
 }
 
 impl Counters {
@@ -91,6 +95,7 @@ impl Counters {
         stats.rebuilds = get(&self.rebuilds);
         stats.largest_rebuild = get(&self.largest_rebuild);
         stats.side_rebuilds = get(&self.side_rebuilds);
+        stats.side_rebuild_writes = get(&self.side_rebuild_writes);
     }
 }
 

@@ -436,6 +436,10 @@ impl AlexIndex {
         retire_subtree(old, &guard);
         Counters::bump(&self.counters.rebuilds);
         Counters::bump(&self.counters.side_rebuilds);
+        let replayed = (applied + writes.len()) as u64;
+        self.counters
+            .side_rebuild_writes
+            .fetch_add(replayed, Ordering::Relaxed);
         true
     }
 
