@@ -221,18 +221,18 @@ fn write_keyspace(
         keys.len() as u64,
         &tombstones,
     );
-    for v in locations.iter().chain(&key_ends) {
-        enc.u64(*v);
+    let (mut prev_key, mut prev_location): (&[u8], u64) = (&[], 0);
+    let mut start = 0;
+    for (&location, &end) in locations.iter().zip(&key_ends) {
+        let key = &keys[start..end as usize];
+        enc.entry(prev_key, key, prev_location, location);
+        (prev_key, prev_location, start) = (key, location, end as usize);
         if enc.buffered() >= WRITE_CHUNK {
             out.write(&enc.take())?;
         }
     }
-    out.write(&enc.take())?;
-    for part in keys.chunks(WRITE_CHUNK) {
-        enc.put(part);
-        out.write(&enc.take())?;
-    }
     enc.pad();
+    out.write(&enc.take())?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! One compaction: decide what survives, write it to a new segment, seal
 //! and fsync it, then install it.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -41,7 +42,9 @@ pub(super) struct Copy<'a> {
     ks: Arc<Keyspace>,
     old: Location,
     record: RecordView<'a>,
-    raw: &'a [u8],
+    /// The record as the output holds it: the input's bytes, or the short
+    /// form (see [`shorten`]).
+    raw: Cow<'a, [u8]>,
     reason: Reason,
     new: Location,
 }
@@ -91,6 +94,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
         held_range_delete,
     } = decisions;
     in_key_order(&mut copies);
+    shorten(&mut copies, &set);
     let output = match copies.is_empty() {
         true => None,
         false => Some(write_output(shared, &input_ids, &mut copies, set.visible)?),
@@ -350,7 +354,7 @@ pub(super) fn copy_of<'a>(
         ks: ks.clone(),
         old,
         record,
-        raw: &segment.bytes()[at..at + record.encoded_len],
+        raw: Cow::Borrowed(&segment.bytes()[at..at + record.encoded_len]),
         reason,
         new: Location::NONE,
     }
@@ -376,6 +380,22 @@ fn in_key_order(copies: &mut [Copy<'_>]) {
             .cmp(&(b.record.keyspace, b.record.key))
             .then(b.record.seq.cmp(&a.record.seq))
     });
+}
+
+/// Writes in the short record form (version 4: no previous-version
+/// location, a 24-byte header instead of 40) every put and delete copied
+/// whose older versions no reader can need: it has none, or no snapshot
+/// captured for this compaction is older than it (snapshots taken later
+/// see at least the visible sequence number, which every input record is
+/// at or below). A snapshot older than a copy follows its chain, and keeps
+/// the long form.
+fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
+    for c in copies {
+        let chain_unneeded = c.record.prev == Location::NONE || !snapshots.any_in(0, c.record.seq);
+        if chain_unneeded && let Some(short) = crate::format::record::shortened(&c.record) {
+            c.raw = Cow::Owned(short);
+        }
+    }
 }
 
 /// Writes the copies into a new sealed, fsynced segment; fills in their new
@@ -444,7 +464,7 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
     for c in copies.iter_mut() {
         let offset = at + frame.len() as u64;
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
-        frame.extend_from_slice(c.raw);
+        frame.extend_from_slice(&c.raw);
         if c.old.is_tombstone() {
             // A kept delete is dead bytes, as when it was written (see
             // `log_writer`) and as recovery's scan counts it.

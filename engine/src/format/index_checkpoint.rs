@@ -6,7 +6,7 @@
 //! ```text
 //! header (48 bytes)
 //!   0   8  magic "ALXDBIDX"
-//!   8   4  format version (3)
+//!   8   4  format version (4; 3 is read too)
 //!  12   4  number s of segment entries
 //!  16   8  cut sequence number: every record after the cut has a higher one
 //!  24   4  cut segment id: the log segment that was active at the cut
@@ -26,10 +26,16 @@
 //!   8   8  number n of entries 16  8 key bytes K
 //!  24   r range tombstones: start length (4), end length (4), seq (8),
 //!       applied (1), 7 zero, start, end, padded to 8
-//!       n locations (8 each), n key ends (8 each, cumulative), K key bytes
-//!       padded to 8
+//!       version 4: n entries in key order, each: shared prefix length
+//!       with the previous key, suffix length (LEB128 varints), suffix
+//!       bytes, location minus the previous one (zigzag LEB128 varint,
+//!       wrapping; the first against 0); padded to 8
+//!       version 3: n locations (8 each), n key ends (8 each, cumulative),
+//!       K key bytes, padded to 8
 //! end−4  4  CRC-32C of all preceding bytes
 //! ```
+
+use std::borrow::Cow;
 
 use super::{align8, read_u32, read_u64};
 
@@ -39,7 +45,10 @@ pub const INDEX_FILE: &str = "INDEX";
 pub const INDEX_TMP_FILE: &str = "INDEX.tmp";
 
 const MAGIC: &[u8; 8] = b"ALXDBIDX";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
+/// The version before front coding, still read (so that the first open
+/// after an upgrade needs no full scan).
+const FIXED_WIDTH_VERSION: u32 = 3;
 const HEADER_BYTES: usize = 48;
 const SEGMENT_FIXED_BYTES: usize = 60;
 const KEYSPACE_FIXED_BYTES: usize = 24;
@@ -102,16 +111,19 @@ pub struct TombstoneInfo {
     pub applied: bool,
 }
 
-/// One keyspace's section, borrowed from the file's bytes.
+/// One keyspace's section: its entries as fixed-width tables (borrowed
+/// from a version 3 file, decoded from a version 4 one).
 #[derive(Clone, Debug)]
 pub struct KeyspaceSection<'a> {
     /// Keyspace id.
     pub id: u32,
     /// Its range tombstones.
     pub tombstones: Vec<TombstoneInfo>,
-    locations: &'a [u8],
-    key_ends: &'a [u8],
-    keys: &'a [u8],
+    /// Little-endian `u64` locations.
+    locations: Cow<'a, [u8]>,
+    /// Little-endian `u64` cumulative key ends.
+    key_ends: Cow<'a, [u8]>,
+    keys: Cow<'a, [u8]>,
 }
 
 impl KeyspaceSection<'_> {
@@ -127,16 +139,16 @@ impl KeyspaceSection<'_> {
 
     /// Location payload of entry `i`.
     pub fn location(&self, i: usize) -> u64 {
-        read_u64(self.locations, i * 8)
+        read_u64(&self.locations, i * 8)
     }
 
     /// Key of entry `i`.
     pub fn key(&self, i: usize) -> &[u8] {
         let start = match i {
             0 => 0,
-            _ => read_u64(self.key_ends, (i - 1) * 8) as usize,
+            _ => read_u64(&self.key_ends, (i - 1) * 8) as usize,
         };
-        &self.keys[start..read_u64(self.key_ends, i * 8) as usize]
+        &self.keys[start..read_u64(&self.key_ends, i * 8) as usize]
     }
 }
 
@@ -152,7 +164,7 @@ pub struct IndexCheckpoint<'a> {
 }
 
 /// Writes a checkpoint in order: header, segments, then each keyspace's
-/// tombstones, locations and keys. The caller streams the parts out with
+/// tombstones and front-coded entries ([`Encoder::entry`]). The caller streams the parts out with
 /// [`Encoder::take`] so that a large index never sits in memory twice.
 #[derive(Default)]
 pub struct Encoder {
@@ -216,8 +228,32 @@ impl Encoder {
         }
     }
 
-    /// Appends a little-endian `u64` (locations and key ends).
-    pub fn u64(&mut self, v: u64) {
+    /// Appends one entry of a keyspace section: `key` front-coded against
+    /// the entry before it (`prev_key`, empty for the first) and
+    /// `location` as its difference from the one before (`prev_location`,
+    /// 0 for the first).
+    pub fn entry(&mut self, prev_key: &[u8], key: &[u8], prev_location: u64, location: u64) {
+        let shared = prev_key.iter().zip(key).take_while(|(a, b)| a == b).count();
+        self.varint(shared as u64);
+        self.varint((key.len() - shared) as u64);
+        self.put(&key[shared..]);
+        let delta = location.wrapping_sub(prev_location) as i64;
+        self.varint(((delta << 1) ^ (delta >> 63)) as u64);
+    }
+
+    fn varint(&mut self, mut v: u64) {
+        let mut buf = [0u8; 10];
+        let mut n = 0;
+        while v >= 0x80 {
+            buf[n] = (v as u8) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        buf[n] = v as u8;
+        self.put(&buf[..=n]);
+    }
+
+    fn u64(&mut self, v: u64) {
         self.put(&v.to_le_bytes());
     }
 
@@ -271,7 +307,8 @@ pub fn decode(bytes: &[u8]) -> Result<IndexCheckpoint<'_>, String> {
     if r.take(8)? != MAGIC {
         return Err("not an index checkpoint".into());
     }
-    if r.u32()? != VERSION {
+    let version = r.u32()?;
+    if version != VERSION && version != FIXED_WIDTH_VERSION {
         return Err("written by another format version".into());
     }
     let segment_count = r.u32()?;
@@ -290,7 +327,7 @@ pub fn decode(bytes: &[u8]) -> Result<IndexCheckpoint<'_>, String> {
         .map(|_| r.segment())
         .collect::<Result<_, _>>()?;
     let keyspaces = (0..keyspace_count)
-        .map(|_| r.keyspace())
+        .map(|_| r.keyspace(version))
         .collect::<Result<_, _>>()?;
     if r.at != body.len() {
         return Err("bytes after the last keyspace section".into());
@@ -326,6 +363,18 @@ impl<'a> Reader<'a> {
 
     fn u64(&mut self) -> Result<u64, String> {
         Ok(read_u64(self.take(8)?, 0))
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(format!("varint too long at byte {}", self.at))
     }
 
     fn len(&mut self, count: u64, each: usize) -> Result<usize, String> {
@@ -388,7 +437,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn keyspace(&mut self) -> Result<KeyspaceSection<'a>, String> {
+    fn keyspace(&mut self, version: u32) -> Result<KeyspaceSection<'a>, String> {
         let start = self.at;
         let id = self.u32()?;
         let tombstone_count = self.u32()?;
@@ -398,11 +447,10 @@ impl<'a> Reader<'a> {
         let tombstones = (0..tombstone_count)
             .map(|_| self.tombstone())
             .collect::<Result<_, _>>()?;
-        let table = self.len(entries, 8)?;
-        let locations = self.take(table)?;
-        let key_ends = self.take(table)?;
-        let key_len = self.len(key_bytes, 1)?;
-        let keys = self.take(key_len)?;
+        let (locations, key_ends, keys) = match version {
+            FIXED_WIDTH_VERSION => self.fixed_width(entries, key_bytes)?,
+            _ => self.front_coded(entries, key_bytes)?,
+        };
         self.pad()?;
         let section = KeyspaceSection {
             id,
@@ -416,12 +464,68 @@ impl<'a> Reader<'a> {
     }
 }
 
+type Tables<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, Cow<'a, [u8]>);
+
+impl<'a> Reader<'a> {
+    /// A version 3 section's tables, borrowed.
+    fn fixed_width(&mut self, entries: u64, key_bytes: u64) -> Result<Tables<'a>, String> {
+        let table = self.len(entries, 8)?;
+        let locations = self.take(table)?;
+        let key_ends = self.take(table)?;
+        let key_len = self.len(key_bytes, 1)?;
+        let keys = self.take(key_len)?;
+        Ok((locations.into(), key_ends.into(), keys.into()))
+    }
+
+    /// A version 4 section's entries, decoded into the same tables.
+    fn front_coded(&mut self, entries: u64, key_bytes: u64) -> Result<Tables<'a>, String> {
+        // Every entry takes at least three bytes: no count the file cannot
+        // hold makes it allocate.
+        let n = usize::try_from(entries)
+            .ok()
+            .filter(|&n| n <= (self.bytes.len() - self.at) / 3)
+            .ok_or_else(|| format!("impossible entry count at byte {}", self.at))?;
+        let total = usize::try_from(key_bytes).map_err(|_| "impossible key bytes")?;
+        let mut locations = Vec::with_capacity(8 * n);
+        let mut key_ends = Vec::with_capacity(8 * n);
+        let mut keys: Vec<u8> = Vec::with_capacity(total.min(16 * n));
+        let (mut prev, mut location) = (0..0, 0u64);
+        for _ in 0..n {
+            let shared = self.varint()?;
+            let suffix = self.varint()?;
+            if shared > (prev.end - prev.start) as u64 {
+                return Err(format!(
+                    "a key shares more than its predecessor at byte {}",
+                    self.at
+                ));
+            }
+            let suffix = self.take(usize::try_from(suffix).map_err(|_| "impossible suffix")?)?;
+            let start = keys.len();
+            keys.extend_from_within(prev.start..prev.start + shared as usize);
+            keys.extend_from_slice(suffix);
+            if keys.len() > total {
+                return Err(format!(
+                    "keys longer than the section says at byte {}",
+                    self.at
+                ));
+            }
+            let zigzag = self.varint()?;
+            let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+            location = location.wrapping_add(delta as u64);
+            locations.extend_from_slice(&location.to_le_bytes());
+            key_ends.extend_from_slice(&(keys.len() as u64).to_le_bytes());
+            prev = start..keys.len();
+        }
+        Ok((locations.into(), key_ends.into(), keys.into()))
+    }
+}
+
 /// Key ends must rise and stay within the key bytes, so that
 /// [`KeyspaceSection::key`] never slices out of bounds.
 fn check_key_ends(s: &KeyspaceSection<'_>) -> Result<(), String> {
     let mut prev = 0u64;
     for i in 0..s.len() {
-        let end = read_u64(s.key_ends, i * 8);
+        let end = read_u64(&s.key_ends, i * 8);
         if end < prev || end > s.keys.len() as u64 {
             return Err(format!("keyspace {}: key end {i} out of order", s.id));
         }
@@ -461,12 +565,9 @@ mod tests {
             applied: false,
         }];
         e.keyspace(0, 2, 3, &tombstones);
-        e.u64(100);
-        e.u64(200);
-        e.u64(1);
-        e.u64(3);
+        e.entry(b"", b"a", 0, 100);
+        e.entry(b"a", b"cc", 100, 200);
         let mut out = e.take();
-        e.put(b"acc");
         e.pad();
         out.extend(e.take());
         out.extend(e.finish());
@@ -486,6 +587,75 @@ mod tests {
         assert_eq!((ks.key(0), ks.location(0)), (&b"a"[..], 100));
         assert_eq!((ks.key(1), ks.location(1)), (&b"cc"[..], 200));
         assert_eq!(ks.tombstones[0].end, b"bb");
+    }
+
+    /// The same checkpoint in version 3's fixed-width layout.
+    fn sample_v3() -> Vec<u8> {
+        let cut = Cut {
+            seq: 41,
+            segment: 3,
+            offset: 4096,
+        };
+        let mut e = Encoder::new(cut, &[], 1);
+        e.keyspace(0, 2, 3, &[]);
+        for v in [100u64, 200, 1, 3] {
+            e.put(&v.to_le_bytes());
+        }
+        e.put(b"acc");
+        e.pad();
+        let mut out = e.take();
+        out.extend(e.finish());
+        out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
+        let body = out.len() - 4;
+        let crc = crc32c::crc32c(&out[..body]);
+        out[body..].copy_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_version_3_checkpoint_is_still_read() {
+        let bytes = sample_v3();
+        let c = decode(&bytes).unwrap();
+        let ks = &c.keyspaces[0];
+        assert_eq!((ks.key(0), ks.location(0)), (&b"a"[..], 100));
+        assert_eq!((ks.key(1), ks.location(1)), (&b"cc"[..], 200));
+    }
+
+    #[test]
+    fn front_coding_shares_prefixes_and_round_trips_any_locations() {
+        let keys: Vec<Vec<u8>> = vec![
+            b"user:profile:0001".to_vec(),
+            b"user:profile:0002".to_vec(),
+            b"user:profile:00020".to_vec(),
+            b"user:q".to_vec(),
+            vec![0xff; 300],
+        ];
+        let locations = [u64::MAX, 0, 1 << 63, 12345, 12344];
+        let mut e = Encoder::new(
+            Cut {
+                seq: 1,
+                segment: 1,
+                offset: 64,
+            },
+            &[],
+            1,
+        );
+        let total: usize = keys.iter().map(Vec::len).sum();
+        e.keyspace(9, keys.len() as u64, total as u64, &[]);
+        let (mut pk, mut pl): (&[u8], u64) = (&[], 0);
+        for (k, &l) in keys.iter().zip(&locations) {
+            e.entry(pk, k, pl, l);
+            (pk, pl) = (k, l);
+        }
+        e.pad();
+        let mut out = e.take();
+        out.extend(e.finish());
+        assert!(out.len() < 48 + 24 + total + 5 * 12, "{} bytes", out.len());
+        let c = decode(&out).unwrap();
+        let ks = &c.keyspaces[0];
+        for (i, (k, &l)) in keys.iter().zip(&locations).enumerate() {
+            assert_eq!((ks.key(i), ks.location(i)), (&k[..], l));
+        }
     }
 
     #[test]

@@ -20,6 +20,18 @@
 //!  32     8   location of the previous version of this key, or u64::MAX
 //!  40     -   key bytes, then value bytes (a merge: operand, then the
 //!             resolved value), then zero padding to 8 bytes
+//!
+//! short record header (version 4; puts and deletes in compaction output
+//! whose previous version no reader can need), 24 bytes, 8-aligned:
+//!   0     4   CRC-32C of bytes 4..(24 + key length + value length)
+//!   4     1   0x80 | kind (0x81 = put, 0x82 = delete)
+//!   5     1   reserved, zero
+//!   6     2   key length
+//!   8     4   keyspace id
+//!  12     4   value length
+//!  16     8   sequence number
+//!  24     -   key bytes, then value bytes, then zero padding to 8 bytes
+//!             (the previous version's location is u64::MAX)
 //! ```
 
 use super::{align8, read_u32, read_u64};
@@ -36,6 +48,15 @@ const VALUE_LEN_AT: usize = 16;
 const OPERAND_LEN_AT: usize = 20;
 const SEQ_AT: usize = 24;
 const PREV_AT: usize = 32;
+
+/// Size of a short record header (version 4).
+pub const SHORT_RECORD_HEADER_BYTES: usize = 24;
+/// Set in the kind byte of a short record.
+const SHORT_FLAG: u8 = 0x80;
+const SHORT_KEY_LEN_AT: usize = 6;
+const SHORT_KEYSPACE_AT: usize = 8;
+const SHORT_VALUE_LEN_AT: usize = 12;
+const SHORT_SEQ_AT: usize = 16;
 
 /// Whether a record sets, deletes or merges into its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +170,33 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
     out.resize(start + align8(out.len() - start), 0);
 }
 
+/// The record `r` in the short form (see the module comment), if it fits
+/// one: a put or a delete with a key under 64 KiB. The caller decides that
+/// no reader can need the versions before it: the short form has no
+/// previous-version location.
+pub fn shortened(r: &RecordView<'_>) -> Option<Vec<u8>> {
+    let key_len = u16::try_from(r.key.len()).ok()?;
+    if !matches!(r.kind, RecordKind::Put | RecordKind::Delete) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(align8(
+        SHORT_RECORD_HEADER_BYTES + r.key.len() + r.value.len(),
+    ));
+    out.extend_from_slice(&[0u8; 4]);
+    out.push(SHORT_FLAG | r.kind.code());
+    out.push(0);
+    out.extend_from_slice(&key_len.to_le_bytes());
+    out.extend_from_slice(&r.keyspace.to_le_bytes());
+    out.extend_from_slice(&len_u32(r.value.len()).to_le_bytes());
+    out.extend_from_slice(&r.seq.to_le_bytes());
+    out.extend_from_slice(r.key);
+    out.extend_from_slice(r.value);
+    let crc = crc32c::crc32c(&out[4..]);
+    out[..4].copy_from_slice(&crc.to_le_bytes());
+    out.resize(align8(out.len()), 0);
+    Some(out)
+}
+
 fn len_u32(n: usize) -> u32 {
     u32::try_from(n).expect("key and value lengths are checked against their maximums")
 }
@@ -184,6 +232,9 @@ impl<'a> RecordView<'a> {
     /// Parses the record at the start of `bytes` without verifying its
     /// checksum. Never reads out of bounds; a bad length is an error.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, String> {
+        if bytes.len() > KIND_AT && bytes[KIND_AT] & SHORT_FLAG != 0 {
+            return Self::parse_short(bytes);
+        }
         if bytes.len() < RECORD_HEADER_BYTES {
             return Err("record header runs past the end of its frame".into());
         }
@@ -226,6 +277,44 @@ impl<'a> RecordView<'a> {
             key: &bytes[RECORD_HEADER_BYTES..key_end],
             operand: &bytes[key_end..operand_end],
             value: &bytes[operand_end..end],
+            encoded_len: align8(end).min(bytes.len()),
+            crc: read_u32(bytes, 0),
+            covered: &bytes[4..end],
+        })
+    }
+
+    /// Parses a short record (version 4).
+    fn parse_short(bytes: &'a [u8]) -> Result<Self, String> {
+        if bytes.len() < SHORT_RECORD_HEADER_BYTES {
+            return Err("record header runs past the end of its frame".into());
+        }
+        let kind = match bytes[KIND_AT] & !SHORT_FLAG {
+            1 => RecordKind::Put,
+            2 => RecordKind::Delete,
+            other => return Err(format!("unknown short record kind {other}")),
+        };
+        if bytes[KIND_AT + 1] != 0 {
+            return Err("a short record's reserved byte is not zero".into());
+        }
+        let key_len = usize::from(u16::from_le_bytes([
+            bytes[SHORT_KEY_LEN_AT],
+            bytes[SHORT_KEY_LEN_AT + 1],
+        ]));
+        let value_len = read_u32(bytes, SHORT_VALUE_LEN_AT) as usize;
+        let key_end = SHORT_RECORD_HEADER_BYTES + key_len;
+        let end = key_end
+            .checked_add(value_len)
+            .filter(|&n| n <= bytes.len())
+            .ok_or_else(|| format!("record lengths ({key_len}, {value_len}) run past its frame"))?;
+        Ok(RecordView {
+            kind,
+            merge_state: MergeState::Resolved,
+            keyspace: read_u32(bytes, SHORT_KEYSPACE_AT),
+            seq: read_u64(bytes, SHORT_SEQ_AT),
+            prev: Location::NONE,
+            key: &bytes[SHORT_RECORD_HEADER_BYTES..key_end],
+            operand: &[],
+            value: &bytes[key_end..end],
             encoded_len: align8(end).min(bytes.len()),
             crc: read_u32(bytes, 0),
             covered: &bytes[4..end],
@@ -358,6 +447,71 @@ mod tests {
         log_data(&mut out);
         out[KEY_LEN_AT..KEY_LEN_AT + 4].copy_from_slice(&1u32.to_le_bytes());
         assert!(RecordView::parse(&out).is_err());
+    }
+
+    #[test]
+    fn a_short_record_reads_as_the_record_it_shortens() {
+        let mut out = Vec::new();
+        sample(&mut out);
+        let long = RecordView::parse(&out).unwrap();
+        let short = shortened(&long).unwrap();
+        assert_eq!(short.len(), align8(SHORT_RECORD_HEADER_BYTES + 3 + 6));
+        let r = RecordView::parse(&short).unwrap();
+        assert!(r.checksum_ok());
+        assert_eq!(
+            (r.kind, r.key, r.value, r.seq, r.keyspace, r.prev),
+            (
+                RecordKind::Put,
+                &b"key"[..],
+                &b"value!"[..],
+                77,
+                3,
+                Location::NONE
+            )
+        );
+        assert_eq!(r.encoded_len, short.len());
+        for i in 0..SHORT_RECORD_HEADER_BYTES + 9 {
+            let mut bad = short.clone();
+            bad[i] ^= 0x40;
+            if let Ok(r) = RecordView::parse(&bad) {
+                assert!(!r.checksum_ok(), "flip at {i} went unnoticed");
+            }
+        }
+    }
+
+    #[test]
+    fn merges_and_long_keys_keep_the_long_form() {
+        let mut out = Vec::new();
+        encode_into(
+            &RecordFields {
+                kind: RecordKind::Merge,
+                merge_state: MergeState::Resolved,
+                keyspace: 1,
+                seq: 9,
+                prev: Location::NONE,
+                key: b"k",
+                operand: b"op",
+                value: b"v",
+            },
+            &mut out,
+        );
+        assert!(shortened(&RecordView::parse(&out).unwrap()).is_none());
+        let key = vec![7u8; 70_000];
+        let mut out = Vec::new();
+        encode_into(
+            &RecordFields {
+                kind: RecordKind::Put,
+                merge_state: MergeState::Resolved,
+                keyspace: 1,
+                seq: 9,
+                prev: Location::NONE,
+                key: &key,
+                operand: b"",
+                value: b"v",
+            },
+            &mut out,
+        );
+        assert!(shortened(&RecordView::parse(&out).unwrap()).is_none());
     }
 
     #[test]
