@@ -12,6 +12,7 @@ mod map;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;
+mod writeback;
 
 use std::fmt::Debug;
 use std::io;
@@ -61,6 +62,13 @@ pub trait FileHandle: Send + Sync + Debug {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     /// Flushes the file's data to stable storage (`fdatasync`).
     fn sync_data(&self) -> io::Result<()>;
+    /// Asks the operating system to start writing `len` bytes at `offset`
+    /// back, without waiting and without promising durability (so that a
+    /// later [`Self::sync_data`] has less to wait for). Advisory: the
+    /// default does nothing.
+    fn start_writeback(&self, _offset: u64, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
     /// Sets the file's length. The engine only ever grows a file that may be
     /// mapped; shrinking happens only before any map exists.
     fn set_len(&self, len: u64) -> io::Result<()>;

@@ -79,6 +79,10 @@ impl FileHandle for StdFile {
         self.file.sync_data()
     }
 
+    fn start_writeback(&self, offset: u64, len: u64) -> io::Result<()> {
+        super::writeback::start(&self.file, offset, len)
+    }
+
     fn set_len(&self, len: u64) -> io::Result<()> {
         self.file.set_len(len)
     }

@@ -46,6 +46,9 @@ pub fn parse_file_name(name: &str) -> Option<u32> {
     stem.parse().ok()
 }
 
+/// Appended bytes handed to the kernel's writeback at a time.
+const WRITEBACK_BYTES: u64 = 1 << 20;
+
 /// One segment file and its read-only map.
 #[derive(Debug)]
 pub struct Segment {
@@ -69,6 +72,8 @@ pub struct Segment {
     /// Set when compaction has replaced this segment: the file is removed
     /// when the last reference to it is dropped.
     obsolete: AtomicBool,
+    /// Bytes below this have been handed to the kernel's writeback.
+    writeback_from: AtomicU64,
 }
 
 impl Segment {
@@ -146,6 +151,7 @@ impl Segment {
             key_span: Mutex::new(KeySpan::default()),
             key_filter: OnceLock::new(),
             obsolete: AtomicBool::new(false),
+            writeback_from: AtomicU64::new(0),
         }
     }
 
@@ -331,7 +337,24 @@ impl Segment {
     /// file first if needed.
     pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
         self.ensure_len(offset + bytes.len() as u64)?;
-        self.file.write_all_at(bytes, offset)
+        self.file.write_all_at(bytes, offset)?;
+        self.start_writeback_below(offset + bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Once [`WRITEBACK_BYTES`] have been appended since the last time,
+    /// asks the kernel to start writing them back (see `io::writeback`).
+    /// Advisory: a failure here shows up, if it matters, at the next sync.
+    fn start_writeback_below(&self, end: u64) {
+        let from = self.writeback_from.load(Ordering::Relaxed);
+        if end >= from + WRITEBACK_BYTES
+            && self
+                .writeback_from
+                .compare_exchange(from, end, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let _ = self.file.start_writeback(from, end - from);
+        }
     }
 
     /// Flushes the segment's data to stable storage.
