@@ -1,4 +1,4 @@
-//! A database written by an older format version (1 or 2) opens under the
+//! A database written by an older format version (1, 2 or 3) opens under the
 //! current one: its data reads back, and new records go to a segment whose
 //! header names the current version.
 
@@ -59,6 +59,11 @@ fn a_version_1_database_opens_and_takes_new_writes_in_a_current_segment() {
 #[test]
 fn a_version_2_database_opens_and_takes_new_writes_in_a_current_segment() {
     upgrade_from(2);
+}
+
+#[test]
+fn a_version_3_database_opens_and_takes_new_writes_in_a_current_segment() {
+    upgrade_from(3);
 }
 
 fn upgrade_from(version: u32) {
