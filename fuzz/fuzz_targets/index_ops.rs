@@ -1,6 +1,7 @@
 //! The ALEX index alone against a `BTreeMap`, with adversarial key shapes:
 //! long shared prefixes, trailing zero bytes, keys whose model key (first 8
-//! bytes) ties, outliers far from the rest, and raw fuzzer bytes.
+//! bytes) ties, outliers far from the rest, and raw fuzzer bytes; with
+//! rebuilds to the side at small thresholds, run between the writes.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -64,6 +65,10 @@ enum Op {
         limit: u8,
     },
     BulkLoad,
+    /// Rebuilds of subtrees over this many keys go to the side (0: none).
+    SideRebuildsAbove(u8),
+    /// Runs the rebuild to the side a writer asked for, if any.
+    RebuildToTheSide,
 }
 
 /// Payload `p` is the `p`-th key ever inserted.
@@ -80,6 +85,7 @@ struct Harness {
     keys: Keys,
     model: BTreeMap<Vec<u8>, u64>,
     index: AlexIndex,
+    side_above: Option<usize>,
 }
 
 impl Harness {
@@ -124,6 +130,14 @@ impl Harness {
             Op::BulkLoad => {
                 let payloads: Vec<u64> = self.model.values().copied().collect();
                 self.index = AlexIndex::bulk_load(&payloads, &self.keys);
+                self.index.set_side_rebuild_above(self.side_above);
+            }
+            Op::SideRebuildsAbove(n) => {
+                self.side_above = (*n > 0).then_some(usize::from(*n));
+                self.index.set_side_rebuild_above(self.side_above);
+            }
+            Op::RebuildToTheSide => {
+                self.index.rebuild_to_the_side(|| &self.keys);
             }
         }
         assert_eq!(self.index.len(), self.model.len());
@@ -166,6 +180,7 @@ fuzz_target!(|ops: Vec<Op>| {
         keys: Keys::default(),
         model: BTreeMap::new(),
         index: AlexIndex::new(),
+        side_above: None,
     };
     for op in &ops {
         h.apply(op);
