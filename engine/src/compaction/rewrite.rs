@@ -384,14 +384,16 @@ fn in_key_order(copies: &mut [Copy<'_>]) {
 
 /// Writes in the short record form (version 4: no previous-version
 /// location, a 24-byte header instead of 40) every put and delete copied
-/// whose older versions no reader can need: it has none, or no snapshot
-/// captured for this compaction is older than it (snapshots taken later
-/// see at least the visible sequence number, which every input record is
-/// at or below). A snapshot older than a copy follows its chain, and keeps
-/// the long form.
+/// whose older versions no reader can need: it has none, or it was visible
+/// when the compaction captured the snapshots and none of them is older
+/// than it (snapshots taken later see at least that visible sequence
+/// number). A snapshot older than a copy follows its chain, and keeps the
+/// long form.
 fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
     for c in copies {
-        let chain_unneeded = c.record.prev == Location::NONE || !snapshots.any_in(0, c.record.seq);
+        let no_older_snapshot =
+            c.record.seq <= snapshots.visible && !snapshots.any_in(0, c.record.seq);
+        let chain_unneeded = c.record.prev == Location::NONE || no_older_snapshot;
         if chain_unneeded && let Some(short) = crate::format::record::shortened(&c.record) {
             c.raw = Cow::Owned(short);
         }
