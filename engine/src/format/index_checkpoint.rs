@@ -365,18 +365,6 @@ impl<'a> Reader<'a> {
         Ok(read_u64(self.take(8)?, 0))
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.take(1)?[0];
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(format!("varint too long at byte {}", self.at))
-    }
-
     fn len(&mut self, count: u64, each: usize) -> Result<usize, String> {
         usize::try_from(count)
             .ok()
@@ -490,34 +478,65 @@ impl<'a> Reader<'a> {
         let mut key_ends = Vec::with_capacity(8 * n);
         let mut keys: Vec<u8> = Vec::with_capacity(total.min(16 * n));
         let (mut prev, mut location) = (0..0, 0u64);
+        // Decoded from a local slice: this loop runs once per index entry
+        // at every open (10M entries: about a tenth of the open).
+        let b = &self.bytes[self.at..];
+        let mut at = 0;
+        let truncated = |at: usize| format!("truncated at byte {}", self.at + at);
         for _ in 0..n {
-            let shared = self.varint()?;
-            let suffix = self.varint()?;
-            if shared > (prev.end - prev.start) as u64 {
+            let shared = fast_varint(b, &mut at).ok_or_else(|| truncated(at))? as usize;
+            let suffix = fast_varint(b, &mut at).ok_or_else(|| truncated(at))?;
+            if shared > prev.end - prev.start {
                 return Err(format!(
                     "a key shares more than its predecessor at byte {}",
-                    self.at
+                    self.at + at
                 ));
             }
-            let suffix = self.take(usize::try_from(suffix).map_err(|_| "impossible suffix")?)?;
+            let suffix = usize::try_from(suffix)
+                .ok()
+                .and_then(|len| b.get(at..at.checked_add(len)?))
+                .ok_or_else(|| truncated(at))?;
+            at += suffix.len();
             let start = keys.len();
-            keys.extend_from_within(prev.start..prev.start + shared as usize);
+            keys.extend_from_within(prev.start..prev.start + shared);
             keys.extend_from_slice(suffix);
             if keys.len() > total {
                 return Err(format!(
                     "keys longer than the section says at byte {}",
-                    self.at
+                    self.at + at
                 ));
             }
-            let zigzag = self.varint()?;
+            let zigzag = fast_varint(b, &mut at).ok_or_else(|| truncated(at))?;
             let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
             location = location.wrapping_add(delta as u64);
             locations.extend_from_slice(&location.to_le_bytes());
             key_ends.extend_from_slice(&(keys.len() as u64).to_le_bytes());
             prev = start..keys.len();
         }
+        self.at += at;
         Ok((locations.into(), key_ends.into(), keys.into()))
     }
+}
+
+/// The LEB128 varint at `*at` in `b`, advancing `*at`; `None` if it runs
+/// past the end or over 64 bits.
+#[inline]
+fn fast_varint(b: &[u8], at: &mut usize) -> Option<u64> {
+    let first = *b.get(*at)?;
+    *at += 1;
+    if first < 0x80 {
+        return Some(u64::from(first));
+    }
+    let mut v = u64::from(first & 0x7f);
+    for shift in (7..64).step_by(7) {
+        let byte = *b.get(*at)?;
+        *at += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Key ends must rise and stay within the key bytes, so that
