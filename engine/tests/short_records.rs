@@ -3,21 +3,15 @@
 //! snapshot older than the record may follow its version chain; snapshots
 //! read what they read before, across compactions and a reopen.
 
-use alexdb_engine::{Db, KeyspaceId, Options, WriteBatch, WriteOptions};
+mod common;
+
+use alexdb_engine::{Db, KeyspaceId, WriteBatch, WriteOptions};
 
 const KEYS: u32 = 20_000;
 /// A record of a 24-byte key and a 100-byte value: 40 + 124 rounded up to
 /// 8 in the long form, 24 + 124 rounded up to 8 in the short one.
 const LONG: u64 = 168;
 const SHORT: u64 = 152;
-
-fn options() -> Options {
-    Options {
-        segment_bytes: 1 << 20,
-        background_compaction: false,
-        ..Options::default()
-    }
-}
 
 fn key(i: u32) -> Vec<u8> {
     format!(
@@ -45,7 +39,7 @@ fn live_per_key(db: &Db) -> u64 {
 #[test]
 fn compaction_writes_short_records_unless_a_snapshot_needs_their_chain() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), options()).unwrap();
+    let db = Db::open(dir.path(), common::manual_compaction_options()).unwrap();
     let ks = db.keyspace("default").unwrap();
     put_all(&db, ks, b'a');
     assert!(live_per_key(&db) >= LONG, "{:?}", db.stats());
@@ -70,7 +64,7 @@ fn compaction_writes_short_records_unless_a_snapshot_needs_their_chain() {
     db.compact().unwrap();
     assert!(live_per_key(&db) < LONG, "{:?}", db.stats());
     drop(db);
-    let db = Db::open(dir.path(), options()).unwrap();
+    let db = Db::open(dir.path(), common::manual_compaction_options()).unwrap();
     assert_eq!(db.stats().live_keys, u64::from(KEYS));
     for i in (0..KEYS).step_by(89) {
         assert_eq!(&*db.get(ks, &key(i)).unwrap().unwrap(), &[b'b'; 100][..]);

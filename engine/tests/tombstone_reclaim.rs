@@ -9,14 +9,6 @@ mod common;
 
 use alexdb_engine::{Db, KeyspaceId, Options, WriteBatch, WriteOptions};
 
-fn options() -> Options {
-    Options {
-        segment_bytes: 1 << 20,
-        background_compaction: false,
-        ..Options::default()
-    }
-}
-
 /// Keys in write order, or (`scattered`) in an order unrelated to it.
 fn key(i: u32) -> Vec<u8> {
     let scattered = SCATTERED.with(|s| s.get());
@@ -47,7 +39,7 @@ fn write(db: &Db, ks: KeyspaceId, keys: std::ops::Range<u32>, delete: bool) {
 fn churn(hold_snapshot: bool, scattered: bool) {
     SCATTERED.with(|s| s.set(scattered));
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), options()).unwrap();
+    let db = Db::open(dir.path(), common::manual_compaction_options()).unwrap();
     let ks = db.keyspace("default").unwrap();
     write(&db, ks, 0..20_000, false);
     let snapshot = hold_snapshot.then(|| db.snapshot());
@@ -67,7 +59,7 @@ fn churn(hold_snapshot: bool, scattered: bool) {
     assert!(disk as f64 <= 1.5 * live as f64 + (2 << 20) as f64);
     assert!(db.stats().index_entries <= 30_000, "{:?}", db.stats());
     drop(db);
-    let db = Db::open(dir.path(), options()).unwrap();
+    let db = Db::open(dir.path(), common::manual_compaction_options()).unwrap();
     let stats = db.stats();
     assert!(stats.index_entries <= 30_000, "after reopen: {stats:?}");
     assert_eq!(stats.live_keys, 20_000);
@@ -137,7 +129,7 @@ fn one_full_compaction_drops_the_deletes_its_early_passes_kept() {
     let dir = tempfile::tempdir().unwrap();
     let options = Options {
         segment_bytes: 256 << 10,
-        ..options()
+        ..common::manual_compaction_options()
     };
     let db = Db::open(dir.path(), options).unwrap();
     let ks = db.keyspace("default").unwrap();

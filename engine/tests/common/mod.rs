@@ -15,6 +15,16 @@ pub fn small_options() -> Options {
     }
 }
 
+/// Options for tests that compact by hand: 1 MiB segments, no background
+/// compaction.
+pub fn manual_compaction_options() -> Options {
+    Options {
+        segment_bytes: 1 << 20,
+        background_compaction: false,
+        ..Options::default()
+    }
+}
+
 /// Opens `dir` with [`small_options`].
 pub fn open(dir: &Path) -> Db {
     Db::open(dir, small_options()).expect("open")
