@@ -388,7 +388,7 @@ fn in_key_order(copies: &mut [Copy<'_>]) {
 /// when the compaction captured the snapshots and none of them is older
 /// than it (snapshots taken later see at least that visible sequence
 /// number). A snapshot older than a copy follows its chain, and keeps the
-/// long form.
+/// long form. A record already short is copied as it is.
 fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
     for c in copies {
         let no_older_snapshot =

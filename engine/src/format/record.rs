@@ -171,12 +171,12 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
 }
 
 /// The record `r` in the short form (see the module comment), if it fits
-/// one: a put or a delete with a key under 64 KiB. The caller decides that
+/// one and is not short already: a put or a delete with a key under 64 KiB. The caller decides that
 /// no reader can need the versions before it: the short form has no
 /// previous-version location.
 pub fn shortened(r: &RecordView<'_>) -> Option<Vec<u8>> {
     let key_len = u16::try_from(r.key.len()).ok()?;
-    if !matches!(r.kind, RecordKind::Put | RecordKind::Delete) {
+    if r.short || !matches!(r.kind, RecordKind::Put | RecordKind::Delete) {
         return None;
     }
     let mut out = Vec::with_capacity(align8(
@@ -222,6 +222,8 @@ pub struct RecordView<'a> {
     pub value: &'a [u8],
     /// Encoded length including padding.
     pub encoded_len: usize,
+    /// Whether it is in the short form (version 4).
+    pub short: bool,
     /// The stored checksum.
     crc: u32,
     /// The bytes the checksum covers.
@@ -278,6 +280,7 @@ impl<'a> RecordView<'a> {
             operand: &bytes[key_end..operand_end],
             value: &bytes[operand_end..end],
             encoded_len: align8(end).min(bytes.len()),
+            short: false,
             crc: read_u32(bytes, 0),
             covered: &bytes[4..end],
         })
@@ -316,6 +319,7 @@ impl<'a> RecordView<'a> {
             operand: &[],
             value: &bytes[key_end..end],
             encoded_len: align8(end).min(bytes.len()),
+            short: true,
             crc: read_u32(bytes, 0),
             covered: &bytes[4..end],
         })
@@ -470,6 +474,8 @@ mod tests {
             )
         );
         assert_eq!(r.encoded_len, short.len());
+        assert!(r.short && !long.short);
+        assert!(shortened(&r).is_none(), "a short record is copied as it is");
         for i in 0..SHORT_RECORD_HEADER_BYTES + 9 {
             let mut bad = short.clone();
             bad[i] ^= 0x40;

@@ -22,8 +22,9 @@
 //!    (amortized O(1) per insert; this is what keeps appends at the right
 //!    edge and drifting key distributions shallow); with rebuilds to the
 //!    side enabled, an ancestor over their threshold (the engine uses
-//!    `SIDE_REBUILD_KEYS`) is rebuilt by a background thread (`side_rebuild`) and the highest smaller one
-//!    below it now, which bounds the time one insert holds the lock;
+//!    `SIDE_REBUILD_KEYS`) is rebuilt by a background thread
+//!    (`side_rebuild`) and the highest smaller one below it now, which
+//!    bounds the time one insert holds the lock;
 //! 6. else split down: the node becomes a bulk-loaded subtree.
 
 use crossbeam_epoch::Guard;
