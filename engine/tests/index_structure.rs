@@ -223,3 +223,49 @@ fn a_hot_range_rebuilds_big_subtrees_to_the_side() {
     assert!(stats.depth <= 6, "too deep: {stats:?}");
     assert_complete(&index, &keys, total);
 }
+
+/// An index over a million entries by position (how an index checkpoint
+/// is loaded) is built by two threads; it must be the very tree one thread
+/// builds over the same keys, and hold every entry in order.
+#[test]
+fn a_large_bulk_load_by_positions_matches_the_single_threaded_one() {
+    let n = (1u64 << 20) + 4_321;
+    let mut sorted: Vec<[u8; 8]> = (0..n).map(|i| mix(i).to_be_bytes()).collect();
+    sorted.sort_unstable();
+    let keys = Keys(sorted);
+    let payload_of = |p: u64| p * 3;
+    let index = AlexIndex::bulk_load_positions(n as usize, &keys, &payload_of);
+    let serial = AlexIndex::bulk_load(&(0..n).collect::<Vec<_>>(), &keys);
+    let (built, expected) = (index.stats(), serial.stats());
+    assert_eq!(
+        (
+            built.num_keys,
+            built.depth,
+            built.data_nodes,
+            built.inner_nodes
+        ),
+        (
+            expected.num_keys,
+            expected.depth,
+            expected.data_nodes,
+            expected.inner_nodes
+        )
+    );
+    // Stored payloads are `3 * position`: resolve them as such.
+    let by_payload = Keys((0..n * 3).map(|p| keys.0[(p / 3) as usize]).collect());
+    let guard = crossbeam_epoch::pin();
+    for p in (0..n).step_by(13) {
+        let key = &keys.0[p as usize];
+        assert_eq!(index.get(key, &by_payload, &guard), Some(p * 3));
+    }
+    let mut all = Vec::new();
+    index.collect(
+        std::ops::Bound::Unbounded,
+        ScanDirection::Forward,
+        usize::MAX,
+        &by_payload,
+        &guard,
+        &mut all,
+    );
+    assert_eq!(all, (0..n).map(payload_of).collect::<Vec<_>>());
+}

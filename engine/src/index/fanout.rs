@@ -61,15 +61,22 @@ fn prev_pow2(x: usize) -> usize {
     if x == 0 { 1 } else { 1 << x.ilog2() }
 }
 
+/// Above this many children, a plan's key cost is estimated from an even
+/// sample of about this many of them (a 10M-key root has 50,000).
+const COSTED_GROUPS: usize = 4096;
+
 /// The plan for a given fanout, with its cost.
 fn plan_for(mks: &[u64], fanout: usize) -> Plan {
     let model = LinearModel::fit(mks, fanout as f64);
     let groups = group_slots(mks, &model, fanout);
-    let keys_cost: f64 = groups
-        .iter()
-        .map(|g| group_cost(&mks[g.keys.clone()]))
-        .sum();
-    let cost = keys_cost / mks.len() as f64 + INNER_SLOT_NS * fanout as f64 / mks.len() as f64;
+    let stride = groups.len().div_ceil(COSTED_GROUPS);
+    let (mut sampled_cost, mut sampled_keys) = (0.0, 0);
+    for g in groups.iter().step_by(stride) {
+        sampled_cost += group_cost(&mks[g.keys.clone()]);
+        sampled_keys += g.keys.len();
+    }
+    let cost = sampled_cost / sampled_keys.max(1) as f64
+        + INNER_SLOT_NS * fanout as f64 / mks.len() as f64;
     Plan {
         model,
         fanout,

@@ -79,10 +79,11 @@ impl AlexIndex {
     /// position `0..n` into its key (positions must be in key order, keys
     /// unique) and `payload_of` into the payload stored for it. Builds from
     /// keys held apart from the payloads' records (an index checkpoint).
-    pub fn bulk_load_positions<R: KeyResolver>(
+    /// A large index is built by two threads.
+    pub fn bulk_load_positions<R: KeyResolver + Sync>(
         n: usize,
         resolver: &R,
-        payload_of: &dyn Fn(u64) -> u64,
+        payload_of: &(dyn Fn(u64) -> u64 + Sync),
     ) -> Self {
         let positions: Vec<u64> = (0..n as u64).collect();
         let guard = epoch::pin();
