@@ -57,16 +57,42 @@ impl RangeTombstone {
 
 /// A keyspace's live range tombstones, sorted by start key then sequence
 /// number. Immutable once published; writers publish a new list.
+///
+/// A lookup finds the tombstones starting at or before a key by binary
+/// search, then walks them backwards only while one of them reaches past
+/// the key: `reach[i]` is the position of the tombstone with the largest
+/// end among the first `i + 1`, so the walk stops as soon as none of the
+/// rest can cover the key (after one step for disjoint ranges, however
+/// many there are).
 #[derive(Debug, Default, Clone)]
 pub struct RangeTombstones {
     list: Vec<Arc<RangeTombstone>>,
+    reach: Vec<u32>,
+}
+
+/// The order of the list.
+fn order(a: &RangeTombstone, b: &RangeTombstone) -> std::cmp::Ordering {
+    a.start.cmp(&b.start).then(a.seq.cmp(&b.seq))
 }
 
 impl RangeTombstones {
     /// A list of these tombstones.
     pub fn new(mut list: Vec<Arc<RangeTombstone>>) -> Self {
-        list.sort_by(|a, b| a.start.cmp(&b.start).then(a.seq.cmp(&b.seq)));
-        RangeTombstones { list }
+        list.sort_by(|a, b| order(a, b));
+        Self::sorted(list)
+    }
+
+    /// A list of tombstones already in order, with its reach computed.
+    fn sorted(list: Vec<Arc<RangeTombstone>>) -> Self {
+        let mut reach: Vec<u32> = Vec::with_capacity(list.len());
+        for (i, t) in list.iter().enumerate() {
+            let widest = match reach.last() {
+                Some(&r) if list[r as usize].end >= t.end => r,
+                _ => i as u32,
+            };
+            reach.push(widest);
+        }
+        RangeTombstones { list, reach }
     }
 
     /// Whether there are none (the readers' fast path).
@@ -88,12 +114,20 @@ impl RangeTombstones {
     /// from a reader at `read_seq`, if any: the one with the highest sequence
     /// number in `(version_seq, read_seq]` that covers `key`.
     pub fn covering(&self, key: &[u8], version_seq: u64, read_seq: u64) -> Option<&RangeTombstone> {
-        let candidates = self.list.partition_point(|t| t.start.as_slice() <= key);
-        self.list[..candidates]
-            .iter()
-            .filter(|t| t.seq > version_seq && t.seq <= read_seq && key < t.end.as_slice())
-            .max_by_key(|t| t.seq)
-            .map(|t| &**t)
+        let mut i = self.list.partition_point(|t| t.start.as_slice() <= key);
+        let mut best: Option<&RangeTombstone> = None;
+        while i > 0 {
+            i -= 1;
+            if self.list[self.reach[i] as usize].end.as_slice() <= key {
+                break;
+            }
+            let t = &*self.list[i];
+            let visible = t.seq > version_seq && t.seq <= read_seq;
+            if visible && key < t.end.as_slice() && best.is_none_or(|b| t.seq > b.seq) {
+                best = Some(t);
+            }
+        }
+        best
     }
 
     /// Whether a version of `key` written at `version_seq` is hidden from a
@@ -102,23 +136,26 @@ impl RangeTombstones {
         !self.list.is_empty() && self.covering(key, version_seq, read_seq).is_some()
     }
 
-    /// This list with `tombstone` added.
+    /// This list with `tombstone` added (put in its place, not re-sorted:
+    /// a range delete costs a copy of the list, not a sort of it).
     pub fn with(&self, tombstone: Arc<RangeTombstone>) -> Self {
-        let mut list = self.list.clone();
+        let at = self.list.partition_point(|t| order(t, &tombstone).is_le());
+        let mut list = Vec::with_capacity(self.list.len() + 1);
+        list.extend_from_slice(&self.list[..at]);
         list.push(tombstone);
-        Self::new(list)
+        list.extend_from_slice(&self.list[at..]);
+        Self::sorted(list)
     }
 
     /// This list without the tombstones whose sequence numbers are in `seqs`.
     pub fn without(&self, seqs: &[u64]) -> Self {
-        RangeTombstones {
-            list: self
-                .list
-                .iter()
-                .filter(|t| !seqs.contains(&t.seq))
-                .cloned()
-                .collect(),
-        }
+        let list = self
+            .list
+            .iter()
+            .filter(|t| !seqs.contains(&t.seq))
+            .cloned()
+            .collect();
+        Self::sorted(list)
     }
 }
 
@@ -151,5 +188,44 @@ mod tests {
         assert_eq!(l.len(), 1);
         assert!(!l.hides(b"a", 1, 30));
         assert!(l.hides(b"b", 1, 30));
+    }
+
+    /// The walk that stops at the reach must find what a scan of every
+    /// tombstone finds: nested, overlapping, disjoint and equal ranges,
+    /// added one at a time as range deletes are.
+    #[test]
+    fn lookups_match_a_scan_of_every_tombstone() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut list = RangeTombstones::default();
+        let mut all = Vec::new();
+        for seq in 1..=300u64 {
+            let start = next(1000);
+            let end = start + 1 + next(if seq % 10 == 0 { 400 } else { 8 });
+            let key = |k: u64| k.to_be_bytes().to_vec();
+            let t = Arc::new(RangeTombstone::new(key(start), key(end), seq, false));
+            all.push(t.clone());
+            list = list.with(t);
+            for _ in 0..20 {
+                let k = key(next(1500));
+                let (version, read) = (next(seq + 1), next(seq + 2));
+                let expected = all
+                    .iter()
+                    .filter(|t| t.seq > version && t.seq <= read && t.contains(&k))
+                    .max_by_key(|t| t.seq)
+                    .map(|t| t.seq);
+                let found = list.covering(&k, version, read).map(|t| t.seq);
+                assert_eq!(found, expected, "key {k:?} version {version} read {read}");
+            }
+        }
+        let dropped: Vec<u64> = (1..=300).filter(|s| s % 3 == 0).collect();
+        let kept = list.without(&dropped);
+        assert_eq!(kept.len(), 200);
+        assert_eq!(kept.reach.len(), 200);
     }
 }

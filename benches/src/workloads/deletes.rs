@@ -7,9 +7,14 @@ use super::{BATCH, Timed};
 use crate::engines::Engine;
 use crate::error::Result;
 use crate::keys::DataSet;
+use crate::latency::Recorder;
 
-/// Number of ranges of each size `delete-range` deletes.
-pub const RANGES: usize = 10;
+/// Fewest and most ranges of each size `delete-range` deletes: as many as
+/// fit twice over in the first half of the keys, so that a few slow ones
+/// (a compaction waking up) do not make the figure.
+pub const MIN_RANGES: usize = 10;
+/// See [`MIN_RANGES`].
+pub const MAX_RANGES: usize = 100;
 /// Keys per range of `delete-range` (fewer at small scales).
 pub const RANGE_KEYS: usize = 10_000;
 /// Keys per range of `delete-range-10`.
@@ -21,16 +26,22 @@ pub const SMALL_RANGE_KEYS: usize = 10;
 pub struct RangePlan {
     /// Keys per large range.
     pub span: usize,
+    /// Ranges of each size.
+    pub ranges: usize,
     stride: usize,
 }
 
 impl RangePlan {
-    /// The plan for `n` keys: [`RANGES`] large ranges of [`RANGE_KEYS`] (at
-    /// most a 40th of the keys) and as many of [`SMALL_RANGE_KEYS`].
+    /// The plan for `n` keys: large ranges of [`RANGE_KEYS`] (at most a
+    /// 40th of the keys) and as many of [`SMALL_RANGE_KEYS`], between
+    /// [`MIN_RANGES`] and [`MAX_RANGES`] of each.
     pub fn new(n: usize) -> RangePlan {
+        let span = RANGE_KEYS.min(n / 40).max(1);
+        let ranges = (n / 2 / (2 * span)).clamp(MIN_RANGES, MAX_RANGES);
         RangePlan {
-            span: RANGE_KEYS.min(n / 40).max(1),
-            stride: (n / 2 / RANGES).max(1),
+            span,
+            ranges,
+            stride: (n / 2 / ranges).max(1),
         }
     }
 
@@ -59,14 +70,17 @@ pub fn delete_ranges<E: Engine>(
     let mut figures = Vec::new();
     for small in [false, true] {
         let start = Instant::now();
-        for r in 0..RANGES {
+        let mut recorder = Recorder::start(plan.ranges);
+        for r in 0..plan.ranges {
             let (a, b) = plan.range(r, small);
             let key = |p: usize| data.present.get(sorted[p] as usize);
             engine.delete_range(key(a), key(b))?;
+            recorder.tick();
         }
-        figures.push(Timed::plain(per(start, RANGES)));
+        let per_range = per(start, plan.ranges);
+        figures.push(Timed::with(per_range, "range delete", recorder));
         let mut wrong = 0;
-        for r in 0..RANGES {
+        for r in 0..plan.ranges {
             let (a, b) = plan.range(r, small);
             sorted[a..b].iter().for_each(|&i| gone[i as usize] = true);
             wrong += usize::from(engine.get(data.present.get(sorted[a] as usize))?.is_some());
@@ -114,7 +128,7 @@ mod tests {
     fn ranges_are_disjoint_and_in_the_first_half() {
         for n in [20_000, 1_000_000, 10_000_000] {
             let plan = RangePlan::new(n);
-            let mut ranges: Vec<(usize, usize)> = (0..RANGES)
+            let mut ranges: Vec<(usize, usize)> = (0..plan.ranges)
                 .flat_map(|r| [plan.range(r, false), plan.range(r, true)])
                 .collect();
             ranges.sort_unstable();

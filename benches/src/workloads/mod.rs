@@ -245,7 +245,8 @@ impl Workload {
             }
             Workload::DeleteRange => {
                 "range delete of 10,000 consecutive loaded keys (fewer at small scales: a \
-                 40th of the keys), 10 disjoint ranges, per range"
+                 40th of the keys), 10 to 100 disjoint ranges (as many as fit twice over in \
+                 the first half of the keys: 25 at 1M keys, 100 at 10M), per range"
             }
             Workload::DeleteRange10 => "as `delete-range` over 10 consecutive keys, per range",
             Workload::DeleteHeavy => {
