@@ -33,7 +33,7 @@ use crossbeam_epoch::Guard;
 use super::KeyResolver;
 use super::bulk_load::build_subtree;
 use super::node::Node;
-use super::node_ptr::NodeRef;
+use super::node_ptr::{Link, NodeRef};
 
 /// Writes replayed per chunk outside the lock.
 pub(crate) const CHUNK: usize = 4096;
@@ -200,15 +200,15 @@ pub(crate) fn find_frozen<'g>(
     (side.is_frozen(node) && matches!(node.get(), Node::Inner(_))).then_some((above, node))
 }
 
-/// Bulk loads a new subtree from the entries under `node`, read without the
-/// lock. Entries are taken in key order; one whose key is not above the
-/// previous one (a node read twice across a concurrent split) is skipped:
-/// the write that caused the split is in the job's delta.
-pub(crate) fn build_from<'g, R: KeyResolver>(
-    node: NodeRef<'g>,
+/// The entries under `node` in key order, read without the lock. One
+/// whose key is not above the previous one (a node read twice across a
+/// concurrent split) is skipped: the write that caused the split is in the
+/// job's delta.
+pub(crate) fn collect_from<R: KeyResolver>(
+    node: NodeRef<'_>,
     resolver: &R,
-    guard: &'g Guard,
-) -> (NodeRef<'g>, usize) {
+    guard: &Guard,
+) -> Vec<u64> {
     let mut payloads = Vec::new();
     super::smo::collect_payloads(node, guard, &mut payloads);
     let mut last: Option<&[u8]> = None;
@@ -220,6 +220,85 @@ pub(crate) fn build_from<'g, R: KeyResolver>(
         }
         keep
     });
-    let len = payloads.len();
-    (build_subtree(&payloads, resolver, false, guard), len)
+    payloads
+}
+
+/// Bulk loads a private subtree of `payloads` (sorted, unique keys), linked
+/// from the returned link.
+///
+/// Built under a guard of a collector of its own: a guard of the global one,
+/// pinned for the seconds a subtree of millions of keys takes to build,
+/// would keep every node the writers replace meanwhile from being freed (at
+/// 100M keys, gigabytes). The new nodes are reachable from nowhere but the
+/// link until they are installed, and nothing retires them before.
+pub(crate) fn build_private<R: KeyResolver>(payloads: &[u64], resolver: &R) -> Link {
+    let collector = crossbeam_epoch::Collector::new();
+    let handle = collector.register();
+    let guard = handle.pin();
+    Link::new(build_subtree(payloads, resolver, false, &guard))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc::{Receiver, Sender, channel};
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Keys `0..n` as 8-byte big-endian; the first lookup reports that the
+    /// build has begun and waits to be let go on.
+    struct GatedKeys {
+        keys: Vec<[u8; 8]>,
+        gate: Mutex<Option<(Sender<()>, Receiver<()>)>>,
+    }
+
+    impl KeyResolver for GatedKeys {
+        fn key(&self, payload: u64) -> &[u8] {
+            if let Some((entered, go)) = self.gate.lock().unwrap().take() {
+                entered.send(()).unwrap();
+                go.recv().unwrap();
+            }
+            &self.keys[payload as usize]
+        }
+    }
+
+    /// A private build, however long, must not hold the global epoch: the
+    /// writers' replaced nodes are freed meanwhile (a build under a global
+    /// guard kept gigabytes of them alive at 100M keys).
+    #[test]
+    fn a_private_build_does_not_hold_back_reclamation() {
+        let n = 50_000u64;
+        let (entered_tx, entered_rx) = channel();
+        let (go_tx, go_rx) = channel();
+        let keys = GatedKeys {
+            keys: (0..n).map(u64::to_be_bytes).collect(),
+            gate: Mutex::new(Some((entered_tx, go_rx))),
+        };
+        let payloads: Vec<u64> = (0..n).collect();
+        std::thread::scope(|s| {
+            let builder = s.spawn(|| build_private(&payloads, &keys));
+            entered_rx.recv().unwrap();
+            // The builder is inside the build now. Something retired now
+            // must be freed after a few epoch advances.
+            let freed = Arc::new(AtomicBool::new(false));
+            let flag = freed.clone();
+            let guard = crossbeam_epoch::pin();
+            guard.defer(move || flag.store(true, Ordering::SeqCst));
+            drop(guard);
+            let mut flushes = 0;
+            while !freed.load(Ordering::SeqCst) && flushes < 10_000 {
+                crossbeam_epoch::pin().flush();
+                flushes += 1;
+            }
+            go_tx.send(()).unwrap();
+            let link = builder.join().unwrap();
+            assert!(
+                freed.load(Ordering::SeqCst),
+                "nothing freed in {flushes} flushes"
+            );
+            let built = crate::index::AlexIndex::with_root(link, n as usize);
+            assert_eq!(built.stats().num_keys as u64, n);
+        });
+    }
 }

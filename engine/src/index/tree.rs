@@ -51,7 +51,7 @@ impl AlexIndex {
         Self::with_root(Link::new(root), 0)
     }
 
-    fn with_root(root: Link, len: usize) -> Self {
+    pub(super) fn with_root(root: Link, len: usize) -> Self {
         Self {
             root,
             len: AtomicUsize::new(len),
@@ -380,14 +380,22 @@ impl AlexIndex {
         key: &[u8],
         fresh: &mut impl FnMut() -> R,
     ) -> bool {
-        let guard = epoch::pin();
-        let root = self.root.load(&guard);
-        let Some((_, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard) else {
-            return false;
-        };
         let resolver = fresh();
-        let (subtree, len) = side_rebuild::build_from(old, &resolver, &guard);
-        let mut private = Self::with_root(Link::new(subtree), len);
+        // The global epoch is held only while the subtree is read: writers'
+        // replaced nodes are freed while the private tree is built and
+        // caught up.
+        let payloads = {
+            let guard = epoch::pin();
+            let root = self.root.load(&guard);
+            let Some((_, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard)
+            else {
+                return false;
+            };
+            side_rebuild::collect_from(old, &resolver, &guard)
+        };
+        let subtree = side_rebuild::build_private(&payloads, &resolver);
+        let mut private = Self::with_root(subtree, payloads.len());
+        drop(payloads);
         private.side.set_above(self.side.above());
         if resolver.failed() {
             return false;
@@ -414,6 +422,7 @@ impl AlexIndex {
         if !replay(&private, &writes, &fresh()) {
             return false;
         }
+        let guard = epoch::pin();
         let root = self.root.load(&guard);
         let Some((above, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard)
         else {
