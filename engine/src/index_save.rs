@@ -261,28 +261,47 @@ fn fetch_keys(locations: &[u64], table: &SegmentTable) -> Result<(Vec<u64>, Vec<
         .map(|(i, &p)| (p & !Location::new(0, 0, true).0, i as u32))
         .collect();
     by_place.sort_unstable();
-    let key_of = |i: u32| -> Result<&[u8]> {
-        let loc = Location(locations[i as usize]);
-        let segment = table
-            .get(loc.segment())
-            .ok_or_else(|| missing(table, loc.0))?;
-        Ok(segment.record_at(loc.offset(), false)?.key)
-    };
-    let mut lens = vec![0u64; locations.len()];
+    // One pass over the log, in its order: each key is copied once from
+    // its record into `staged` (reading every record twice, for lengths
+    // and then for bytes, made a close at 10M keys take 7 s). Entries come
+    // segment by segment: each segment is looked up once.
+    let mut staged: Vec<u8> = Vec::new();
+    let mut lens = vec![0u32; locations.len()];
+    let mut segment: Option<&Arc<Segment>> = None;
     for &(_, i) in &by_place {
-        lens[i as usize] = key_of(i)?.len() as u64;
+        let loc = Location(locations[i as usize]);
+        let current = match segment {
+            Some(s) if s.id() == loc.segment() => s,
+            _ => table
+                .get(loc.segment())
+                .ok_or_else(|| missing(table, loc.0))?,
+        };
+        segment = Some(current);
+        let key = current.record_at(loc.offset(), false)?.key;
+        lens[i as usize] = key.len() as u32;
+        staged.extend_from_slice(key);
     }
-    let mut key_ends = lens;
-    let mut total = 0;
-    for end in key_ends.iter_mut() {
-        total += *end;
-        *end = total;
-    }
-    let mut keys = vec![0u8; total as usize];
+    let mut total = 0u64;
+    let key_ends: Vec<u64> = lens
+        .iter()
+        .map(|&len| {
+            total += u64::from(len);
+            total
+        })
+        .collect();
+    drop(lens);
+    // `staged` holds the keys in the order of `by_place`: put each in its
+    // entry's place.
+    let mut keys = vec![0u8; staged.len()];
+    let mut from = 0;
     for &(_, i) in &by_place {
         let end = key_ends[i as usize] as usize;
-        let key = key_of(i)?;
-        keys[end - key.len()..end].copy_from_slice(key);
+        let start = match i {
+            0 => 0,
+            _ => key_ends[i as usize - 1] as usize,
+        };
+        keys[start..end].copy_from_slice(&staged[from..from + end - start]);
+        from += end - start;
     }
     Ok((key_ends, keys))
 }

@@ -200,17 +200,19 @@ pub(crate) fn find_frozen<'g>(
     (side.is_frozen(node) && matches!(node.get(), Node::Inner(_))).then_some((above, node))
 }
 
-/// The entries under `node` in key order, read without the lock. One
-/// whose key is not above the previous one (a node read twice across a
-/// concurrent split) is skipped: the write that caused the split is in the
-/// job's delta.
-pub(crate) fn collect_from<R: KeyResolver>(
-    node: NodeRef<'_>,
-    resolver: &R,
-    guard: &Guard,
-) -> Vec<u64> {
+/// The entries under `node` in key order, read without the lock (as they
+/// may hold a key twice: see [`dedup_keys`]).
+pub(crate) fn collect_from(node: NodeRef<'_>, guard: &Guard) -> Vec<u64> {
     let mut payloads = Vec::new();
     super::smo::collect_payloads(node, guard, &mut payloads);
+    payloads
+}
+
+/// Drops every entry of `payloads` whose key is not above the previous
+/// one's (a node read twice across a concurrent split): the write that
+/// caused the split is in the job's delta. Reads keys through `resolver`,
+/// not the index: run without a guard, however slow the reads.
+pub(crate) fn dedup_keys<R: KeyResolver>(payloads: &mut Vec<u64>, resolver: &R) {
     let mut last: Option<&[u8]> = None;
     payloads.retain(|&p| {
         let key = resolver.key(p);
@@ -220,7 +222,6 @@ pub(crate) fn collect_from<R: KeyResolver>(
         }
         keep
     });
-    payloads
 }
 
 /// Bulk loads a private subtree of `payloads` (sorted, unique keys), linked

@@ -381,18 +381,19 @@ impl AlexIndex {
         fresh: &mut impl FnMut() -> R,
     ) -> bool {
         let resolver = fresh();
-        // The global epoch is held only while the subtree is read: writers'
-        // replaced nodes are freed while the private tree is built and
-        // caught up.
-        let payloads = {
+        // The global epoch is held only while the subtree's nodes are read:
+        // writers' replaced nodes are freed while keys are read from the
+        // log and the private tree is built and caught up.
+        let mut payloads = {
             let guard = epoch::pin();
             let root = self.root.load(&guard);
             let Some((_, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard)
             else {
                 return false;
             };
-            side_rebuild::collect_from(old, &resolver, &guard)
+            side_rebuild::collect_from(old, &guard)
         };
+        side_rebuild::dedup_keys(&mut payloads, &resolver);
         let subtree = side_rebuild::build_private(&payloads, &resolver);
         let mut private = Self::with_root(subtree, payloads.len());
         drop(payloads);
