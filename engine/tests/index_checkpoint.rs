@@ -468,3 +468,35 @@ fn end_life(db: Db, dir: &Path, killed: bool, life: u32) {
         "life {life}"
     );
 }
+
+/// An index over more than 2^20 keys is loaded from the checkpoint by two
+/// threads: the open must find the state a full scan finds, reading no
+/// record.
+#[test]
+fn a_checkpoint_over_a_million_keys_opens_as_a_full_scan_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = (1u64 << 20) + 50_000;
+    let db = Db::open(dir.path(), options()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    let keys: Vec<u64> = (0..n)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    for chunk in keys.chunks(1_000) {
+        let mut b = WriteBatch::new();
+        for &k in chunk {
+            b.put(ks, &k.to_be_bytes(), &k.to_le_bytes()[..4]);
+        }
+        db.write(&b, &WriteOptions::default()).unwrap();
+    }
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(records_read(&db), 0);
+    let from_checkpoint = state(&db);
+    drop(db);
+    std::fs::remove_file(dir.path().join(INDEX_FILE)).unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert!(records_read(&db) >= n);
+    let scanned = state(&db);
+    assert_eq!(scanned["default"].len() as u64, n);
+    assert!(from_checkpoint == scanned, "the two opens differ");
+}
