@@ -48,14 +48,13 @@ pub(crate) fn build_subtree_mapped<'g, R: KeyResolver + Sync>(
     guard: &'g Guard,
 ) -> NodeRef<'g> {
     let how = Build { resolver, stored };
+    if handles.len() < PARALLEL_BUILD_KEYS {
+        return build(&how, handles, false, 0, guard);
+    }
     match shape(&how, handles, false, 0) {
         Shape::Leaf(node) => NodeRef::publish(Node::Data(node), guard),
-        Shape::Inner(proj, plan) if handles.len() >= PARALLEL_BUILD_KEYS => {
-            let links = children_in_two_threads(&how, handles, &plan.groups, guard);
-            inner(proj, plan, links, handles.len(), guard)
-        }
         Shape::Inner(proj, plan) => {
-            let links = children(&how, handles, &plan.groups, 1, guard);
+            let links = children_in_two_threads(&how, handles, &plan.groups, guard);
             inner(proj, plan, links, handles.len(), guard)
         }
     }
@@ -136,7 +135,10 @@ fn children<R: KeyResolver>(
     depth: usize,
     guard: &Guard,
 ) -> Vec<Link> {
-    let slots = groups.last().map_or(0, |g| g.slots.end);
+    let slots = match (groups.first(), groups.last()) {
+        (Some(first), Some(last)) => last.slots.end - first.slots.start,
+        _ => 0,
+    };
     let mut links = Vec::with_capacity(slots);
     for group in groups {
         let child = build(how, &payloads[group.keys.clone()], false, depth, guard);

@@ -250,13 +250,7 @@ fn load_keyspaces(
 
 /// One keyspace from its section: entries into live segments only.
 fn load_keyspace(id: u32, name: &str, s: &KeyspaceSection<'_>, table: &SegmentTable) -> Keyspace {
-    // Looked up once per entry: a plain sorted array, not the table's
-    // segments (whose ids sit behind a pointer each).
-    let live_ids: Vec<u32> = table.iter().map(|s| s.id()).collect();
-    let is_live = |i: usize| {
-        let segment = Location(s.location(i)).segment();
-        live_ids.binary_search(&segment).is_ok()
-    };
+    let is_live = |i: usize| table.get(Location(s.location(i)).segment()).is_some();
     // Usually every entry is kept: then positions are the section's own.
     let kept: Option<Vec<usize>> = match (0..s.len()).all(is_live) {
         true => None,

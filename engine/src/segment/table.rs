@@ -9,21 +9,23 @@ use super::Segment;
 #[derive(Debug, Default, Clone)]
 pub struct SegmentTable {
     segments: Vec<Arc<Segment>>,
+    /// The segments' ids, in the same order: [`SegmentTable::get`] (once
+    /// per read, and per entry at open) searches these in one array instead
+    /// of following a pointer to each segment it compares.
+    ids: Vec<u32>,
 }
 
 impl SegmentTable {
     /// A table of the given segments (sorted here by id).
     pub fn new(mut segments: Vec<Arc<Segment>>) -> Self {
         segments.sort_by_key(|s| s.id());
-        SegmentTable { segments }
+        let ids = segments.iter().map(|s| s.id()).collect();
+        SegmentTable { segments, ids }
     }
 
     /// The segment with this id, if it is live.
     pub fn get(&self, id: u32) -> Option<&Arc<Segment>> {
-        self.segments
-            .binary_search_by_key(&id, |s| s.id())
-            .ok()
-            .map(|i| &self.segments[i])
+        self.ids.binary_search(&id).ok().map(|i| &self.segments[i])
     }
 
     /// Every live segment, in id order.
@@ -56,6 +58,6 @@ impl SegmentTable {
             .filter(|s| !ids.contains(&s.id()))
             .cloned()
             .collect();
-        SegmentTable { segments }
+        Self::new(segments)
     }
 }
