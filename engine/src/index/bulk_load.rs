@@ -7,6 +7,7 @@ use super::cost::{self, LEAF_BUILD_MAX_KEYS};
 use super::data_node::DataNode;
 use super::fanout;
 use super::inner_node::InnerNode;
+use super::known_keys::Entries;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef};
 use super::projection::Projection;
@@ -20,20 +21,15 @@ const MAX_BUILD_DEPTH: usize = 16;
 /// about half the time on two cores).
 pub(crate) const PARALLEL_BUILD_KEYS: usize = 1 << 20;
 
-/// Builds and publishes a subtree of the entries `payloads`, sorted by key.
-/// With `force_inner` the root is an inner node whenever the keys can be
-/// told apart by their model keys (a split down).
+/// Builds and publishes a subtree of `entries` (sorted by key; their
+/// handles are the payloads). With `force_inner` the root is an inner node
+/// whenever the keys can be told apart by their model keys (a split down).
 pub(crate) fn build_subtree<'g, R: KeyResolver>(
-    payloads: &[u64],
-    resolver: &R,
+    entries: Entries<'_, R>,
     force_inner: bool,
     guard: &'g Guard,
 ) -> NodeRef<'g> {
-    let how = Build {
-        resolver,
-        stored: &|p| p,
-    };
-    build(&how, payloads, force_inner, 0, guard)
+    build(&|p| p, entries, force_inner, 0, guard)
 }
 
 /// [`build_subtree`] over handles: `resolver` turns a handle into its key
@@ -47,25 +43,21 @@ pub(crate) fn build_subtree_mapped<'g, R: KeyResolver + Sync>(
     stored: &(dyn Fn(u64) -> u64 + Sync),
     guard: &'g Guard,
 ) -> NodeRef<'g> {
-    let how = Build { resolver, stored };
+    let entries = Entries::unknown(handles, resolver);
     if handles.len() < PARALLEL_BUILD_KEYS {
-        return build(&how, handles, false, 0, guard);
+        return build(stored, entries, false, 0, guard);
     }
-    match shape(&how, handles, false, 0) {
+    match shape(stored, entries, false, 0) {
         Shape::Leaf(node) => NodeRef::publish(Node::Data(node), guard),
         Shape::Inner(proj, plan) => {
-            let links = children_in_two_threads(&how, handles, &plan.groups, guard);
+            let links = children_in_two_threads(stored, entries, &plan.groups, guard);
             inner(proj, plan, links, handles.len(), guard)
         }
     }
 }
 
-/// How entries are read while building: keys through the resolver,
-/// payloads through `stored`.
-struct Build<'p, R> {
-    resolver: &'p R,
-    stored: &'p (dyn Fn(u64) -> u64 + Sync),
-}
+/// Turns an entry's handle into the payload the tree stores.
+type Stored<'p> = &'p (dyn Fn(u64) -> u64 + Sync);
 
 /// What a node over some entries is to be: a data node (built), or an inner
 /// node with its projection and plan (children still to build).
@@ -75,38 +67,34 @@ enum Shape {
 }
 
 fn build<'g, R: KeyResolver>(
-    how: &Build<'_, R>,
-    payloads: &[u64],
+    stored: Stored<'_>,
+    entries: Entries<'_, R>,
     force_inner: bool,
     depth: usize,
     guard: &'g Guard,
 ) -> NodeRef<'g> {
-    match shape(how, payloads, force_inner, depth) {
+    match shape(stored, entries, force_inner, depth) {
         Shape::Leaf(node) => NodeRef::publish(Node::Data(node), guard),
         Shape::Inner(proj, plan) => {
-            let links = children(how, payloads, &plan.groups, depth + 1, guard);
-            inner(proj, plan, links, payloads.len(), guard)
+            let links = children(stored, entries, &plan.groups, depth + 1, guard);
+            inner(proj, plan, links, entries.len(), guard)
         }
     }
 }
 
-/// Decides the node over `payloads`, building it if it is a data node.
+/// Decides the node over `entries`, building it if it is a data node.
 fn shape<R: KeyResolver>(
-    how: &Build<'_, R>,
-    payloads: &[u64],
+    stored: Stored<'_>,
+    entries: Entries<'_, R>,
     force_inner: bool,
     depth: usize,
 ) -> Shape {
-    let resolver = how.resolver;
-    let n = payloads.len();
-    let (Some(&first), Some(&last)) = (payloads.first(), payloads.last()) else {
+    let n = entries.len();
+    if n == 0 {
         return Shape::Leaf(DataNode::empty());
-    };
-    let proj = Projection::for_range(resolver.key(first), resolver.key(last));
-    let mks: Vec<u64> = payloads
-        .iter()
-        .map(|&p| proj.model_key(resolver.key(p)))
-        .collect();
+    }
+    let proj = entries.projection();
+    let mks = entries.model_keys(&proj);
     let leaf = (n <= LEAF_BUILD_MAX_KEYS && !force_inner)
         || mks[0] == mks[n - 1]
         || depth >= MAX_BUILD_DEPTH;
@@ -116,7 +104,7 @@ fn shape<R: KeyResolver>(
     match plan {
         Some(plan) => Shape::Inner(proj, plan),
         None => {
-            let stored: Vec<u64> = payloads.iter().map(|&p| (how.stored)(p)).collect();
+            let stored: Vec<u64> = entries.handles().iter().map(|&h| stored(h)).collect();
             Shape::Leaf(DataNode::from_sorted(
                 proj,
                 &mks,
@@ -129,8 +117,8 @@ fn shape<R: KeyResolver>(
 
 /// Builds the children of `groups` (each linked from every slot it fills).
 fn children<R: KeyResolver>(
-    how: &Build<'_, R>,
-    payloads: &[u64],
+    stored: Stored<'_>,
+    entries: Entries<'_, R>,
     groups: &[fanout::Group],
     depth: usize,
     guard: &Guard,
@@ -141,7 +129,13 @@ fn children<R: KeyResolver>(
     };
     let mut links = Vec::with_capacity(slots);
     for group in groups {
-        let child = build(how, &payloads[group.keys.clone()], false, depth, guard);
+        let child = build(
+            stored,
+            entries.slice(group.keys.clone()),
+            false,
+            depth,
+            guard,
+        );
         links.extend(group.slots.clone().map(|_| Link::new(child)));
     }
     links
@@ -151,27 +145,27 @@ fn children<R: KeyResolver>(
 /// thread (under its own guard: the nodes it publishes are not retired, so
 /// they outlive it). Builds them all here if no thread can be started.
 fn children_in_two_threads<R: KeyResolver + Sync>(
-    how: &Build<'_, R>,
-    payloads: &[u64],
+    stored: Stored<'_>,
+    entries: Entries<'_, R>,
     groups: &[fanout::Group],
     guard: &Guard,
 ) -> Vec<Link> {
-    let half = payloads.len() / 2;
+    let half = entries.len() / 2;
     let mid = groups.partition_point(|g| g.keys.end <= half).max(1);
     let (front, back) = groups.split_at(mid);
     std::thread::scope(|scope| {
         let helper = std::thread::Builder::new()
             .name("alexdb-bulk-load".into())
             .spawn_scoped(scope, || {
-                children(how, payloads, back, 1, &crossbeam_epoch::pin())
+                children(stored, entries, back, 1, &crossbeam_epoch::pin())
             });
-        let mut links = children(how, payloads, front, 1, guard);
+        let mut links = children(stored, entries, front, 1, guard);
         match helper {
             Ok(helper) => match helper.join() {
                 Ok(back_links) => links.extend(back_links),
                 Err(panic) => std::panic::resume_unwind(panic),
             },
-            Err(_) => links.extend(children(how, payloads, back, 1, guard)),
+            Err(_) => links.extend(children(stored, entries, back, 1, guard)),
         }
         links
     })

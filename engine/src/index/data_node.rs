@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use super::KeyResolver;
 use super::bitmap;
 use super::cost::{self, CostTracker, Edge, MAX_DATA_SLOTS, MAX_DENSITY, MIN_DATA_SLOTS};
+use super::known_keys::Entries;
 use super::model::LinearModel;
 use super::projection::Projection;
 
@@ -133,18 +134,19 @@ impl DataNode {
         Self::from_sorted(proj, &[], &[], MIN_DATA_SLOTS)
     }
 
-    /// A node of the entries `payloads` with keys `keys` (sorted), sized
+    /// A node of `entries` (sorted; their handles are the payloads), sized
     /// for the initial density, with its projection computed from the keys.
     /// With `edge`, see [`Self::with_edge_room`].
-    pub(crate) fn from_keys(keys: &[&[u8]], payloads: &[u64], edge: Option<Edge>) -> Self {
-        let proj = match (keys.first(), keys.last()) {
-            (Some(first), Some(last)) => Projection::for_range(first, last),
-            _ => Projection::default(),
-        };
-        let mks: Vec<u64> = keys.iter().map(|k| proj.model_key(k)).collect();
+    pub(crate) fn from_entries<R: KeyResolver>(
+        entries: Entries<'_, R>,
+        edge: Option<Edge>,
+    ) -> Self {
+        let proj = entries.projection();
+        let mks = entries.model_keys(&proj);
+        let payloads = entries.handles();
         match edge {
             Some(edge) => Self::with_edge_room(proj, &mks, payloads, edge),
-            None => Self::from_sorted(proj, &mks, payloads, cost::slots_for(keys.len())),
+            None => Self::from_sorted(proj, &mks, payloads, cost::slots_for(mks.len())),
         }
     }
 
@@ -418,8 +420,7 @@ pub(crate) mod tests {
     /// A node over `keys` (sorted), payload = index.
     pub(crate) fn node_of(keys: &Keys) -> DataNode {
         let payloads: Vec<u64> = (0..keys.0.len() as u64).collect();
-        let refs: Vec<&[u8]> = keys.0.iter().map(Vec::as_slice).collect();
-        DataNode::from_keys(&refs, &payloads, None)
+        DataNode::from_entries(Entries::unknown(&payloads, keys), None)
     }
 
     #[test]

@@ -206,8 +206,8 @@ impl DataNode {
 
 #[cfg(test)]
 mod tests {
-    use super::super::KeyResolver;
     use super::super::data_node::tests::{Keys, node_of};
+    use super::super::known_keys::Entries;
     use super::*;
 
     fn check(node: &DataNode, keys: &Keys, live: &[u64]) {
@@ -244,8 +244,7 @@ mod tests {
                 .collect(),
         );
         let built: Vec<u64> = (0..120).step_by(2).collect();
-        let refs: Vec<&[u8]> = built.iter().map(|&p| keys.key(p)).collect();
-        let mut node = DataNode::from_keys(&refs, &built, None);
+        let mut node = DataNode::from_entries(Entries::unknown(&built, &keys), None);
         let mut live = built.clone();
         for p in (1..120).step_by(2) {
             if node.is_full() {

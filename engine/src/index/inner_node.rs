@@ -55,18 +55,26 @@ impl InnerNode {
         &self.children
     }
 
+    /// The projection of keys onto this node's model keys.
+    pub(crate) fn proj(&self) -> &Projection {
+        &self.proj
+    }
+
     /// The slot `key` routes to.
     #[inline]
     pub(crate) fn route(&self, key: &[u8]) -> usize {
-        self.model
-            .predict(self.proj.model_key(key), self.children.len())
+        self.route_mk(self.proj.model_key(key))
     }
 
-    /// The slot `key` would route to in [`Self::doubled`].
-    pub(crate) fn route_doubled(&self, key: &[u8]) -> usize {
-        self.model
-            .doubled()
-            .predict(self.proj.model_key(key), 2 * self.children.len())
+    /// The slot a key of model key `mk` (under [`Self::proj`]) routes to.
+    #[inline]
+    pub(crate) fn route_mk(&self, mk: u64) -> usize {
+        self.model.predict(mk, self.children.len())
+    }
+
+    /// The slot a key of model key `mk` would route to in [`Self::doubled`].
+    pub(crate) fn route_doubled_mk(&self, mk: u64) -> usize {
+        self.model.doubled().predict(mk, 2 * self.children.len())
     }
 
     /// The child in `slot`.
@@ -117,9 +125,9 @@ impl InnerNode {
         }
     }
 
-    /// The unclamped slot the model predicts for `key`.
-    pub(crate) fn predict_slot(&self, key: &[u8]) -> i64 {
-        self.model.predict_slot(self.proj.model_key(key))
+    /// The unclamped slot the model predicts for model key `mk`.
+    pub(crate) fn predict_slot_mk(&self, mk: u64) -> i64 {
+        self.model.predict_slot(mk)
     }
 
     /// A copy with `slots` slots (a power of 2 above the current count)

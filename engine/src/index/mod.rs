@@ -27,6 +27,7 @@ mod data_node;
 mod data_write;
 mod fanout;
 mod inner_node;
+mod known_keys;
 mod model;
 mod node;
 mod node_ptr;

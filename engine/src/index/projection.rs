@@ -48,9 +48,60 @@ impl Projection {
         }
     }
 
+    /// How model keys under `from` turn into model keys under this
+    /// projection without the keys: unchanged if the prefixes are equal;
+    /// if this prefix is `from`'s shortened by `d <= 8` bytes, the `d`
+    /// dropped bytes followed by the top `8 - d` bytes of the old model key
+    /// (for keys that start with `from`'s prefix); else not at all.
+    pub(crate) fn reprojection_from(&self, from: &Projection) -> Reprojection {
+        if self.prefix == from.prefix {
+            return Reprojection::Same;
+        }
+        match from.prefix.strip_prefix(&*self.prefix) {
+            Some(dropped) if dropped.len() <= 8 => Reprojection::Widen {
+                high: load_be(dropped),
+                shift: 8 * dropped.len() as u32,
+            },
+            _ => Reprojection::Unknown,
+        }
+    }
+
     /// Heap bytes held by the prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.prefix.len()
+    }
+}
+
+/// A map of model keys from one projection to another (see
+/// [`Projection::reprojection_from`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reprojection {
+    /// The same projection: model keys carry over.
+    Same,
+    /// A prefix shorter by `shift / 8` bytes, whose big-endian value
+    /// (zero padded) is `high`.
+    Widen {
+        /// The dropped prefix bytes, in the top bytes.
+        high: u64,
+        /// Bits the old model key moves down.
+        shift: u32,
+    },
+    /// Model keys do not carry over: read the keys.
+    Unknown,
+}
+
+impl Reprojection {
+    /// The model key under the new projection of a key whose model key
+    /// under the old one is `mk`, if it follows from `mk` alone. A clamped
+    /// old model key (`0` or `u64::MAX`, which a key outside the old prefix
+    /// gets too) does not carry over a change of prefix.
+    pub(crate) fn apply(self, mk: u64) -> Option<u64> {
+        match self {
+            Reprojection::Same => Some(mk),
+            Reprojection::Widen { .. } if mk == 0 || mk == u64::MAX => None,
+            Reprojection::Widen { high, shift } => Some(high | mk.checked_shr(shift).unwrap_or(0)),
+            Reprojection::Unknown => None,
+        }
     }
 }
 
@@ -83,6 +134,45 @@ mod tests {
         assert!(p.model_key(b"user:profile:001000") < u64::MAX);
         assert_eq!(p.model_key(b"a"), 0);
         assert_eq!(p.model_key(b"z"), u64::MAX);
+    }
+
+    /// A reprojected model key is the key's model key under the new
+    /// projection, for keys of every length around the prefixes.
+    #[test]
+    fn reprojection_matches_the_new_model_key() {
+        let long = Projection {
+            prefix: b"abcdefghijkl".as_slice().into(),
+        };
+        let keys: [&[u8]; 8] = [
+            b"abcdefghij",
+            b"abcdefghijk",
+            b"abcdefghijkl\0",
+            b"abcdefghijkl\x01\0\0",
+            b"abcdefghijklmnopqrstuvwxyz",
+            b"abcdefghijkl\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            b"abcdefghijklm",
+            b"b",
+        ];
+        let mut applied = 0;
+        for short in ["", "a", "abcd", "abcdefghij"] {
+            let short = Projection {
+                prefix: short.as_bytes().into(),
+            };
+            let how = short.reprojection_from(&long);
+            for key in keys {
+                if let Some(mk) = how.apply(long.model_key(key)) {
+                    assert_eq!(mk, short.model_key(key), "{short:?} {key:?}");
+                    applied += 1;
+                }
+            }
+        }
+        // Three keys under the long prefix, unclamped, for two projections.
+        assert_eq!(applied, 6);
+        assert_eq!(long.reprojection_from(&long), Reprojection::Same);
+        assert_eq!(
+            long.reprojection_from(&Projection::default()),
+            Reprojection::Unknown
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ use crossbeam_epoch::Guard;
 
 use super::KeyResolver;
 use super::bulk_load::build_subtree;
+use super::known_keys::{Collected, Entries};
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef};
 
@@ -201,30 +202,15 @@ pub(crate) fn find_frozen<'g>(
 }
 
 /// The entries under `node` in key order, read without the lock (as they
-/// may hold a key twice: see [`dedup_keys`]).
-pub(crate) fn collect_from(node: NodeRef<'_>, guard: &Guard) -> Vec<u64> {
-    let mut payloads = Vec::new();
-    super::smo::collect_payloads(node, guard, &mut payloads);
-    payloads
+/// may hold a key twice: see [`Collected::dedup`]; the write that caused a
+/// concurrent split is in the job's delta).
+pub(crate) fn collect_from(node: NodeRef<'_>, guard: &Guard) -> Collected {
+    let mut collected = Collected::default();
+    super::smo::collect_entries(node, guard, &mut collected);
+    collected
 }
 
-/// Drops every entry of `payloads` whose key is not above the previous
-/// one's (a node read twice across a concurrent split): the write that
-/// caused the split is in the job's delta. Reads keys through `resolver`,
-/// not the index: run without a guard, however slow the reads.
-pub(crate) fn dedup_keys<R: KeyResolver>(payloads: &mut Vec<u64>, resolver: &R) {
-    let mut last: Option<&[u8]> = None;
-    payloads.retain(|&p| {
-        let key = resolver.key(p);
-        let keep = last.is_none_or(|l| key > l);
-        if keep {
-            last = Some(key);
-        }
-        keep
-    });
-}
-
-/// Bulk loads a private subtree of `payloads` (sorted, unique keys), linked
+/// Bulk loads a private subtree of `entries` (sorted, unique keys), linked
 /// from the returned link.
 ///
 /// Built under a guard of a collector of its own: a guard of the global one,
@@ -232,11 +218,11 @@ pub(crate) fn dedup_keys<R: KeyResolver>(payloads: &mut Vec<u64>, resolver: &R) 
 /// would keep every node the writers replace meanwhile from being freed (at
 /// 100M keys, gigabytes). The new nodes are reachable from nowhere but the
 /// link until they are installed, and nothing retires them before.
-pub(crate) fn build_private<R: KeyResolver>(payloads: &[u64], resolver: &R) -> Link {
+pub(crate) fn build_private<R: KeyResolver>(entries: Entries<'_, R>) -> Link {
     let collector = crossbeam_epoch::Collector::new();
     let handle = collector.register();
     let guard = handle.pin();
-    Link::new(build_subtree(payloads, resolver, false, &guard))
+    Link::new(build_subtree(entries, false, &guard))
 }
 
 #[cfg(test)]
@@ -278,7 +264,7 @@ mod tests {
         };
         let payloads: Vec<u64> = (0..n).collect();
         std::thread::scope(|s| {
-            let builder = s.spawn(|| build_private(&payloads, &keys));
+            let builder = s.spawn(|| build_private(Entries::unknown(&payloads, &keys)));
             entered_rx.recv().unwrap();
             // The builder is inside the build now. Something retired now
             // must be freed after a few epoch advances.

@@ -36,6 +36,7 @@ use std::ops::RangeInclusive;
 use super::cost::{self, Edge, MAX_DATA_SLOTS, MAX_INNER_SLOTS, REBUILD_DEPTH};
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
+use super::known_keys::{Collected, Entries};
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef};
 use super::side_rebuild::SideRebuild;
@@ -156,18 +157,19 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
             let node = self.publish(data.resized(self.resolver, 1));
             return self.replace(path, leaf, node);
         }
-        let payloads = data.payloads_in_order();
-        let keys: Vec<&[u8]> = payloads.iter().map(|&p| self.resolver.key(p)).collect();
-        if self.split_sideways(path, leaf, &keys, &payloads) {
+        let mut collected = Collected::with_capacity(data.len());
+        collected.push_node(data);
+        let entries = collected.entries(self.resolver);
+        if self.split_sideways(path, leaf, entries) {
             return;
         }
         if path.len() >= REBUILD_DEPTH
-            && let Some(top) = self.rebuild_here(path, keys[0])
+            && let Some(top) = self.rebuild_here(path, entries.key(0))
         {
             return self.rebuild(path, top);
         }
         Counters::bump(&self.counters.splits_down);
-        let sub = build_subtree(&payloads, self.resolver, true, self.guard);
+        let sub = build_subtree(entries, true, self.guard);
         self.replace(path, leaf, sub);
     }
 
@@ -201,8 +203,7 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         &self,
         path: &[Step<'g>],
         leaf: NodeRef<'g>,
-        keys: &[&[u8]],
-        payloads: &[u64],
+        entries: Entries<'_, R>,
     ) -> bool {
         let edge = as_data(leaf).cost.busy_edge();
         let Some((step, above)) = path.split_last() else {
@@ -212,13 +213,16 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         let range = parent.slot_range(step.slot, leaf, self.guard);
         // Extending or doubling replaces the parent: not while it is frozen.
         let frozen = self.side.is_frozen(step.node);
-        if !frozen && self.split_extending(above, step, leaf, range.clone(), keys, payloads) {
+        // The keys' model keys in the parent, which doubling and extending
+        // keep.
+        let mks = entries.model_keys(parent.proj());
+        if !frozen && self.split_extending(above, step, leaf, range.clone(), entries, &mks) {
             return true;
         }
         if range.start() < range.end() {
-            let slots: Vec<usize> = keys.iter().map(|k| parent.route(k)).collect();
+            let slots: Vec<usize> = mks.iter().map(|&mk| parent.route_mk(mk)).collect();
             if let Some(cut) = balanced_cut(&slots) {
-                let (left, right) = self.halves(keys, payloads, cut, edge);
+                let (left, right) = self.halves(entries, cut, edge);
                 parent.set_range(*range.start()..=slots[cut] - 1, left);
                 parent.set_range(slots[cut]..=*range.end(), right);
                 leaf.retire(self.guard);
@@ -229,12 +233,12 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         if frozen || 2 * parent.slots() > MAX_INNER_SLOTS {
             return false;
         }
-        let slots: Vec<usize> = keys.iter().map(|k| parent.route_doubled(k)).collect();
+        let slots: Vec<usize> = mks.iter().map(|&mk| parent.route_doubled_mk(mk)).collect();
         let Some(cut) = balanced_cut(&slots) else {
             return false;
         };
         let doubled = parent.doubled(self.guard);
-        let (left, right) = self.halves(keys, payloads, cut, edge);
+        let (left, right) = self.halves(entries, cut, edge);
         doubled.set_range(2 * range.start()..=slots[cut] - 1, left);
         doubled.set_range(slots[cut]..=2 * range.end() + 1, right);
         let doubled = NodeRef::publish(Node::Inner(doubled), self.guard);
@@ -257,15 +261,15 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         step: &Step<'g>,
         leaf: NodeRef<'g>,
         range: RangeInclusive<usize>,
-        keys: &[&[u8]],
-        payloads: &[u64],
+        entries: Entries<'_, R>,
+        mks: &[u64],
     ) -> bool {
         let parent = step.inner();
         let old = parent.slots();
-        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+        let (Some(&first), Some(&last)) = (mks.first(), mks.last()) else {
             return false;
         };
-        let (high, low) = (parent.predict_slot(last), parent.predict_slot(first));
+        let (high, low) = (parent.predict_slot_mk(last), parent.predict_slot_mk(first));
         let (edge, needed) = if *range.end() == old - 1 && high >= old as i64 {
             (Edge::Tail, high.saturating_add(1))
         } else if *range.start() == 0 && low < 0 {
@@ -285,11 +289,11 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
             Edge::Tail => *range.start()..=slots - 1,
             Edge::Head => 0..=*range.end() + (slots - old),
         };
-        let routed: Vec<usize> = keys.iter().map(|k| extended.route(k)).collect();
+        let routed: Vec<usize> = mks.iter().map(|&mk| extended.route_mk(mk)).collect();
         let Some(cut) = balanced_cut(&routed) else {
             return false;
         };
-        let (left, right) = self.halves(keys, payloads, cut, Some(edge));
+        let (left, right) = self.halves(entries, cut, Some(edge));
         // The edge child keeps `span` free slots beyond the `span` its keys
         // route to; the far new slots go to fresh empty siblings (see
         // `link_edge_siblings`).
@@ -362,8 +366,7 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
     /// prepends) keeps room there.
     fn halves(
         &self,
-        keys: &[&[u8]],
-        payloads: &[u64],
+        entries: Entries<'_, R>,
         cut: usize,
         edge: Option<Edge>,
     ) -> (NodeRef<'g>, NodeRef<'g>) {
@@ -371,21 +374,21 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         Counters::bump(&self.counters.retrains);
         let head = edge.filter(|&e| e == Edge::Head);
         let tail = edge.filter(|&e| e == Edge::Tail);
-        let left = DataNode::from_keys(&keys[..cut], &payloads[..cut], head);
-        let right = DataNode::from_keys(&keys[cut..], &payloads[cut..], tail);
+        let left = DataNode::from_entries(entries.slice(0..cut), head);
+        let right = DataNode::from_entries(entries.slice(cut..entries.len()), tail);
         (self.publish(left), self.publish(right))
     }
 
     /// Rebuilds the subtree of `path[top]` by bulk loading its entries.
     fn rebuild(&self, path: &[Step<'g>], top: usize) {
         let old = path[top].node;
-        let mut payloads = Vec::with_capacity(path[top].inner().keys());
-        collect_payloads(old, self.guard, &mut payloads);
-        let new = build_subtree(&payloads, self.resolver, false, self.guard);
+        let mut collected = Collected::with_capacity(path[top].inner().keys());
+        collect_entries(old, self.guard, &mut collected);
+        let new = build_subtree(collected.entries(self.resolver), false, self.guard);
         self.relink(&path[..top], old, new);
         retire_subtree(old, self.guard);
         Counters::bump(&self.counters.rebuilds);
-        self.counters.note_rebuild(payloads.len());
+        self.counters.note_rebuild(collected.len());
     }
 }
 
@@ -406,13 +409,13 @@ pub(crate) fn balanced_cut(slots: &[usize]) -> Option<usize> {
     (best >= min_side && n - best >= min_side).then_some(best)
 }
 
-/// Appends the payloads under `node` in key order.
-pub(crate) fn collect_payloads(node: NodeRef<'_>, guard: &Guard, out: &mut Vec<u64>) {
+/// Appends the entries under `node` in key order.
+pub(crate) fn collect_entries(node: NodeRef<'_>, guard: &Guard, out: &mut Collected) {
     match node.get() {
-        Node::Data(data) => out.extend(data.payloads_in_order()),
+        Node::Data(data) => out.push_node(data),
         Node::Inner(inner) => {
             for child in inner.unique_children(guard) {
-                collect_payloads(child, guard, out);
+                collect_entries(child, guard, out);
             }
         }
     }

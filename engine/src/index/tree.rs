@@ -8,6 +8,7 @@ use crossbeam_epoch::{self as epoch, Guard};
 
 use super::bulk_load::{build_subtree, build_subtree_mapped};
 use super::data_node::DataNode;
+use super::known_keys::Entries;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef, free_tree};
 use super::side_rebuild::{self, CHUNK, LOCKED_REPLAY, SideRebuild, Write};
@@ -71,7 +72,7 @@ impl AlexIndex {
                 .all(|w| resolver.key(w[0]) < resolver.key(w[1]))
         );
         let guard = epoch::pin();
-        let root = build_subtree(payloads, resolver, false, &guard);
+        let root = build_subtree(Entries::unknown(payloads, resolver), false, &guard);
         Self::with_root(Link::new(root), payloads.len())
     }
 
@@ -384,7 +385,7 @@ impl AlexIndex {
         // The global epoch is held only while the subtree's nodes are read:
         // writers' replaced nodes are freed while keys are read from the
         // log and the private tree is built and caught up.
-        let mut payloads = {
+        let mut collected = {
             let guard = epoch::pin();
             let root = self.root.load(&guard);
             let Some((_, old)) = side_rebuild::find_frozen(root, key, depth, &self.side, &guard)
@@ -393,10 +394,10 @@ impl AlexIndex {
             };
             side_rebuild::collect_from(old, &guard)
         };
-        side_rebuild::dedup_keys(&mut payloads, &resolver);
-        let subtree = side_rebuild::build_private(&payloads, &resolver);
-        let mut private = Self::with_root(subtree, payloads.len());
-        drop(payloads);
+        collected.dedup(&resolver);
+        let subtree = side_rebuild::build_private(collected.entries(&resolver));
+        let mut private = Self::with_root(subtree, collected.len());
+        drop(collected);
         private.side.set_above(self.side.above());
         if resolver.failed() {
             return false;
