@@ -73,6 +73,7 @@ impl Db {
 
     /// Opens (or, with `create_if_missing`, creates) the database at `path`.
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
+        let options = options.normalized();
         let dir = path.as_ref().to_path_buf();
         let exists = prepare_dir(&dir, &options)?;
         let lock = lock_dir(&dir)?;
@@ -600,6 +601,7 @@ fn lock_dir(dir: &Path) -> Result<File> {
 
 /// Recovers the database at `dir` read-only (see [`Db::open_read_only`]).
 fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
+    let options = options.normalized();
     let (manifest, recovered) =
         recovery::read_only::recover_read_only(&options.file_system, dir, options.segment_bytes)?;
     let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;

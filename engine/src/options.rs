@@ -12,6 +12,11 @@ pub const MAX_VALUE_BYTES: usize = 1 << 30;
 /// Largest encoded write batch accepted, in bytes (2 GiB).
 pub const MAX_BATCH_BYTES: usize = 1 << 31;
 
+/// Smallest segment size used, in bytes (4 KiB): a smaller
+/// [`Options::segment_bytes`] is raised to it (a segment must hold its
+/// header and its seal).
+pub const MIN_SEGMENT_BYTES: u64 = 4 << 10;
+
 /// How to open a database.
 #[derive(Clone)]
 pub struct Options {
@@ -21,7 +26,8 @@ pub struct Options {
     pub error_if_exists: bool,
     /// Size at which the active segment is sealed and a new one started.
     /// Default: 32 MiB. A single batch larger than this gets a segment of
-    /// its own, sized to fit.
+    /// its own, sized to fit. Taken within [`MIN_SEGMENT_BYTES`] and
+    /// [`crate::location::MAX_SEGMENT_BYTES`].
     pub segment_bytes: u64,
     /// A sealed segment whose dead bytes exceed this fraction of its size is
     /// rewritten by compaction. Default: `0.5`.
@@ -59,6 +65,16 @@ impl fmt::Debug for Options {
             .field("background_compaction", &self.background_compaction)
             .field("verify_checksums", &self.verify_checksums)
             .finish_non_exhaustive()
+    }
+}
+
+impl Options {
+    /// These options with `segment_bytes` within what a segment can be.
+    pub(crate) fn normalized(mut self) -> Self {
+        self.segment_bytes = self
+            .segment_bytes
+            .clamp(MIN_SEGMENT_BYTES, crate::location::MAX_SEGMENT_BYTES);
+        self
     }
 }
 

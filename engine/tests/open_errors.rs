@@ -108,3 +108,35 @@ fn unknown_and_dropped_keyspaces_are_invalid_arguments() {
     ));
     assert_eq!(db.keyspace_names(), vec!["default".to_string()]);
 }
+
+/// Regression: a segment size below a segment's header made creating the
+/// first segment panic (a clamp with its bounds inverted). Every size
+/// works: a segment is at least its header, and a record that does not fit
+/// gets a segment of its own.
+#[test]
+fn a_tiny_segment_size_still_opens_and_writes() {
+    for segment_bytes in [0, 1, 63, 4096] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = || Options {
+            segment_bytes,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        for i in 0u32..20 {
+            let mut batch = WriteBatch::new();
+            batch.put(ks, &i.to_be_bytes(), &[7u8; 300]);
+            db.write(&batch, &WriteOptions::default()).unwrap();
+        }
+        drop(db);
+        let db = Db::open(dir.path(), options()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        for i in 0u32..20 {
+            assert_eq!(
+                db.get(ks, &i.to_be_bytes()).unwrap().as_deref(),
+                Some(&[7u8; 300][..]),
+                "segment_bytes {segment_bytes}"
+            );
+        }
+    }
+}

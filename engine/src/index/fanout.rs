@@ -40,13 +40,9 @@ pub(crate) struct Plan {
 /// The cheapest plan for an inner node over the sorted model keys `mks`
 /// (at least two distinct).
 pub(crate) fn choose(mks: &[u64]) -> Plan {
-    let n = mks.len();
-    let lo = prev_pow2(n / LEAF_BUILD_MAX_KEYS).max(2);
-    let hi = (4 * n / TARGET_LEAF_KEYS)
-        .next_power_of_two()
-        .clamp(lo, MAX_INNER_SLOTS);
+    let (lo, hi) = fanout_range(mks.len());
     let mut best: Option<Plan> = None;
-    let mut fanout = lo.min(MAX_INNER_SLOTS);
+    let mut fanout = lo;
     while fanout <= hi {
         let plan = plan_for(mks, fanout);
         if best.as_ref().is_none_or(|b| plan.cost < b.cost) {
@@ -55,6 +51,20 @@ pub(crate) fn choose(mks: &[u64]) -> Plan {
         fanout *= 2;
     }
     best.unwrap_or_else(|| plan_for(mks, 2))
+}
+
+/// The fanouts priced for a node over `n` keys: powers of 2 from about
+/// `n / LEAF_BUILD_MAX_KEYS` (fewer would leave every child too big for a
+/// data node) to about `4 n / TARGET_LEAF_KEYS`, all within
+/// `2..=MAX_INNER_SLOTS`. Over about 37.7M keys even the largest fanout
+/// leaves children too big for data nodes; they become inner nodes.
+fn fanout_range(n: usize) -> (usize, usize) {
+    let lo = prev_pow2(n / LEAF_BUILD_MAX_KEYS).clamp(2, MAX_INNER_SLOTS);
+    let hi = (n.saturating_mul(4) / TARGET_LEAF_KEYS)
+        .checked_next_power_of_two()
+        .unwrap_or(MAX_INNER_SLOTS)
+        .clamp(lo, MAX_INNER_SLOTS);
+    (lo, hi)
 }
 
 fn prev_pow2(x: usize) -> usize {
@@ -141,6 +151,35 @@ mod tests {
             key = g.keys.end;
         }
         assert_eq!((slot, key), (plan.fanout, mks.len()));
+    }
+
+    /// Regression: over `LEAF_BUILD_MAX_KEYS * 2 * MAX_INNER_SLOTS` keys
+    /// (37.7M) the lowest fanout priced was above the largest allowed, and
+    /// `choose` panicked: every bulk load that big (a root rebuilt at a
+    /// 100M-key load, killing the compaction thread; an open of a 40M-key
+    /// index from its checkpoint) failed.
+    #[test]
+    fn a_node_over_forty_million_keys_gets_the_largest_fanout() {
+        for n in [
+            0,
+            1,
+            1000,
+            37_748_736,
+            40_000_000,
+            usize::MAX / 2,
+            usize::MAX,
+        ] {
+            let (lo, hi) = fanout_range(n);
+            assert!(
+                lo.is_power_of_two() && lo >= 2 && lo <= hi && hi <= MAX_INNER_SLOTS,
+                "{n}: {lo}..={hi}"
+            );
+        }
+        let mks: Vec<u64> = (0..40_000_000u64).map(|i| i << 20).collect();
+        let plan = choose(&mks);
+        assert_eq!(plan.fanout, MAX_INNER_SLOTS);
+        let covered: usize = plan.groups.iter().map(|g| g.keys.len()).sum();
+        assert_eq!(covered, mks.len());
     }
 
     #[test]

@@ -90,6 +90,8 @@ impl Segment {
         let file = fs
             .open(&path, OpenMode::CreateNew)
             .map_err(|e| Error::io(&path, e))?;
+        // A segment holds at least its header, whatever size was asked for.
+        let capacity = capacity.max(SEGMENT_HEADER_BYTES as u64);
         let initial_len = initial_len.clamp(SEGMENT_HEADER_BYTES as u64, capacity);
         let setup = || -> io::Result<ReadOnlyMap> {
             file.write_all_at(&header.encode(), 0)?;
