@@ -181,6 +181,25 @@ impl SideRebuild {
     }
 }
 
+/// Ends a started job when dropped (see [`SideRebuild::end`]).
+pub(crate) struct EndJob<'s> {
+    side: &'s SideRebuild,
+    id: u64,
+}
+
+impl<'s> EndJob<'s> {
+    /// Ends job `id` of `side` when dropped.
+    pub(crate) fn new(side: &'s SideRebuild, id: u64) -> Self {
+        EndJob { side, id }
+    }
+}
+
+impl Drop for EndJob<'_> {
+    fn drop(&mut self) {
+        self.side.end(self.id);
+    }
+}
+
 /// The node `depth` inner nodes below the root on the path of `key`, if it
 /// is the frozen node of `side`.
 pub(crate) fn find_frozen<'g>(

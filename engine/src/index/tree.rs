@@ -369,9 +369,12 @@ impl AlexIndex {
         let Some((id, depth, key)) = self.side.start() else {
             return false;
         };
-        let installed = self.run_side_rebuild(id, depth, &key, &mut fresh);
-        self.side.end(id);
-        installed
+        // Ends the job however the rebuild ends, unwinding included: a job
+        // left pending keeps its node frozen and every write through it
+        // logged (gigabytes under a big subtree) until its delta outgrows
+        // the subtree.
+        let _end = side_rebuild::EndJob::new(&self.side, id);
+        self.run_side_rebuild(id, depth, &key, &mut fresh)
     }
 
     fn run_side_rebuild<R: KeyResolver>(
@@ -489,6 +492,67 @@ fn replay<R: KeyResolver>(tree: &AlexIndex, writes: &[Write], resolver: &R) -> b
 mod tests {
     use super::*;
     use crate::index::data_node::tests::Keys;
+
+    /// Resolves keys from `Keys` until `ok` reads, then panics.
+    struct FailingAfter<'k> {
+        keys: &'k Keys,
+        ok: std::cell::Cell<usize>,
+    }
+
+    impl KeyResolver for FailingAfter<'_> {
+        fn key(&self, payload: u64) -> &[u8] {
+            assert!(self.ok.get() > 0, "resolver failed");
+            self.ok.set(self.ok.get() - 1);
+            self.keys.key(payload)
+        }
+    }
+
+    /// Regression: a rebuild to the side that panicked (a bug in the build,
+    /// at 100M keys) left its node frozen, and every later write through it
+    /// was logged for a job nobody ran.
+    #[test]
+    fn a_side_rebuild_that_panics_unfreezes_its_node() {
+        // Stable keys far apart, bulk loaded; then a hot range between two
+        // of them, whose inserts make the ancestors double.
+        let (stable, n) = (20_000u64, 100_000u64);
+        let gap = 6_000 << 40;
+        let keys = Keys(
+            (0..n)
+                .map(|i| match i < stable {
+                    true => i << 40,
+                    false => gap + 1 + (i - stable).wrapping_mul(0x9E37_79B9) % (1 << 39),
+                })
+                .map(|k: u64| k.to_be_bytes().to_vec())
+                .collect(),
+        );
+        let loaded: Vec<u64> = (0..stable).collect();
+        let index = AlexIndex::bulk_load(&loaded, &keys);
+        index.set_side_rebuild_above(Some(1_000));
+        let mut p = stable;
+        while !index.take_rebuild_signal() {
+            assert!(p < n, "no rebuild was requested");
+            index.upsert(keys.key(p), p, &keys);
+            p += 1;
+        }
+        assert!(index.side.any_frozen());
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            index.rebuild_to_the_side(|| FailingAfter {
+                keys: &keys,
+                ok: 10.into(),
+            })
+        }));
+        assert!(panicked.is_err());
+        assert!(!index.side.any_frozen(), "the node stayed frozen");
+        // The index is whole and takes writes and rebuilds as before.
+        for q in p..n {
+            index.upsert(keys.key(q), q, &keys);
+            while index.rebuild_to_the_side(|| &keys) {}
+        }
+        let guard = epoch::pin();
+        for q in 0..n {
+            assert_eq!(index.get(keys.key(q), &keys, &guard), Some(q));
+        }
+    }
 
     /// The most consecutive slots any child of an inner node fills.
     fn widest_child(node: NodeRef<'_>, guard: &Guard) -> usize {
