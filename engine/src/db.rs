@@ -255,6 +255,9 @@ impl Db {
             AlexIndex::new(),
             0,
         ));
+        if self.compactor.is_some() {
+            crate::side_rebuilds::enable(&ks);
+        }
         let table = shared.keyspaces.load().with(ks);
         shared.keyspaces.store(Arc::new(table));
         Ok(KeyspaceId(id))

@@ -12,8 +12,17 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::index::{KeyResolver, SIDE_REBUILD_KEYS};
+use crate::keyspace::Keyspace;
 use crate::segment::SegmentTable;
 use crate::shared::Shared;
+
+/// Sends `ks`'s large rebuilds to the side: for every keyspace of a
+/// database with a compaction thread, from its open or creation on (turned
+/// on only at the thread's next pass, a keyspace loaded right after it was
+/// created rebuilt subtrees of 400,000 keys under the lock).
+pub(crate) fn enable(ks: &Keyspace) {
+    ks.index.set_side_rebuild_above(Some(SIDE_REBUILD_KEYS));
+}
 
 /// Runs every pending rebuild; returns how many were installed.
 pub(crate) fn run(shared: &Shared) -> u64 {
@@ -23,7 +32,7 @@ pub(crate) fn run(shared: &Shared) -> u64 {
         .unwrap_or_else(|e| e.into_inner());
     let mut installed = 0;
     for ks in shared.keyspaces.load().iter() {
-        ks.index.set_side_rebuild_above(Some(SIDE_REBUILD_KEYS));
+        enable(ks);
         while ks
             .index
             .rebuild_to_the_side(|| NewestTable::new(shared.segments.load_full()))

@@ -91,6 +91,9 @@ impl Compactor {
     /// every segment, and a process that is killed again and again must
     /// still get its space back, however short each of its lives.
     pub fn start(shared: &Arc<Shared>) -> Compactor {
+        for ks in shared.keyspaces.load().iter() {
+            crate::side_rebuilds::enable(ks);
+        }
         shared.request_compaction();
         let weak = Arc::downgrade(shared);
         let thread_weak = weak.clone();
