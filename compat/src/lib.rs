@@ -44,6 +44,7 @@ mod db_iterator;
 mod error;
 mod family_cursor;
 mod identity;
+mod info_log;
 mod iter_range;
 mod iterator_mode;
 mod options;

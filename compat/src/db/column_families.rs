@@ -25,6 +25,9 @@ impl Core {
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
         self.note_family(&info);
         families.insert(id.0, info);
+        if let Some(logger) = &self.logger {
+            logger.header(&crate::info_log::column_family(name, opts));
+        }
         Ok(id.0)
     }
 

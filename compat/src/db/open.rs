@@ -361,7 +361,11 @@ where
     let identity = crate::identity::ensure(path, access != Access::ReadWrite)?;
     let mut core = Core::new(engine, access, families, opts.statistics.clone(), identity);
     core.stamped_values = db_ttl.is_some();
-    core.logger = opts.info_logger.clone();
+    core.logger = match &opts.info_logger {
+        Some(logger) => Some(logger.clone()),
+        None if access == Access::ReadWrite => crate::info_log::start(path, opts, &cfs),
+        None => None,
+    };
     core.log(&format!(
         "AlexDB: opened database {} with column families {:?}",
         path.display(),
@@ -400,13 +404,15 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// Deletes the database at `path`: its files, then the directory if it
     /// is left empty. `Ok` if nothing is there; fails with the LOCK
     /// `IO error` while the database is open.
-    pub fn destroy<P: AsRef<Path>>(_opts: &Options, path: P) -> Result<(), Error> {
+    pub fn destroy<P: AsRef<Path>>(opts: &Options, path: P) -> Result<(), Error> {
         let dir = path.as_ref();
         if fs::symlink_metadata(dir).is_err() {
             return Ok(());
         }
         let lock_path = dir.join(LOCK_FILE);
         let lock = take_lock(&lock_path)?;
+        crate::info_log::remove_logs(dir, opts.db_log_dir.as_deref())
+            .map_err(|e| Error::io(format_args!("While deleting the LOG files: {e}")))?;
         let names = fs::read_dir(dir)
             .map_err(|e| Error::io(format_args!("While opendir: {}: {e}", dir.display())))?;
         for entry in names.flatten() {

@@ -9,15 +9,37 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A block or row cache, shared by cloning.
 ///
-/// AlexDB has no block cache; a `Cache` records its capacity so that code
-/// that configures one keeps working, and always reports zero usage.
+/// AlexDB has no block cache; a `Cache` records its capacity and kind so
+/// that code that configures one keeps working (and finds them in `LOG`),
+/// and always reports zero usage.
 #[derive(Clone, Debug)]
-pub struct Cache(Arc<AtomicUsize>);
+pub struct Cache {
+    capacity: Arc<AtomicUsize>,
+    kind: CacheKind,
+}
+
+/// Which of RocksDB's caches a [`Cache`] stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CacheKind {
+    /// `new_lru_cache`.
+    Lru,
+    /// `new_hyper_clock_cache` with an entry charge estimate of 0.
+    AutoHyperClock,
+    /// `new_hyper_clock_cache` with an entry charge estimate.
+    FixedHyperClock,
+}
 
 impl Cache {
     /// Creates an LRU cache of `capacity` bytes.
     pub fn new_lru_cache(capacity: usize) -> Cache {
-        Cache(Arc::new(AtomicUsize::new(capacity)))
+        Self::of_kind(capacity, CacheKind::Lru)
+    }
+
+    fn of_kind(capacity: usize, kind: CacheKind) -> Cache {
+        Cache {
+            capacity: Arc::new(AtomicUsize::new(capacity)),
+            kind,
+        }
     }
 
     /// Creates an LRU cache from `opts`.
@@ -27,8 +49,13 @@ impl Cache {
 
     /// Creates a HyperClockCache of `capacity` bytes; the entry charge
     /// estimate is accepted for compatibility and has no effect.
-    pub fn new_hyper_clock_cache(capacity: usize, _estimated_entry_charge: usize) -> Cache {
-        Self::new_lru_cache(capacity)
+    pub fn new_hyper_clock_cache(capacity: usize, estimated_entry_charge: usize) -> Cache {
+        let kind = if estimated_entry_charge == 0 {
+            CacheKind::AutoHyperClock
+        } else {
+            CacheKind::FixedHyperClock
+        };
+        Self::of_kind(capacity, kind)
     }
 
     /// Bytes held by the cache: always 0, AlexDB caches no blocks.
@@ -43,16 +70,22 @@ impl Cache {
 
     /// Sets the capacity in bytes (shared by every clone of this cache).
     pub fn set_capacity(&mut self, capacity: usize) {
-        self.0.store(capacity, Ordering::Relaxed);
+        self.capacity.store(capacity, Ordering::Relaxed);
     }
 
     /// The capacity in bytes.
-    #[allow(
-        dead_code,
-        reason = "read by the DB layer, which is still being written"
-    )]
     pub(crate) fn capacity(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+        self.capacity.load(Ordering::Relaxed)
+    }
+
+    /// Which kind of RocksDB cache this stands for.
+    pub(crate) fn kind(&self) -> CacheKind {
+        self.kind
+    }
+
+    /// An address shared by every clone (what `LOG` prints for the cache).
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.capacity) as usize
     }
 }
 

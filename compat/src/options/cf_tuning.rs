@@ -4,7 +4,8 @@
 //!
 //! AlexDB stores data in its own segment format behind a learned index, so
 //! these setters exist for compatibility, with the same signatures as
-//! rocksdb 0.25, and have no effect.
+//! rocksdb 0.25: they have no effect but to be printed in the `LOG` file's
+//! options dump.
 
 use crate::compaction_filter_factory::CompactionFilterFactory;
 
@@ -12,6 +13,7 @@ use super::cache::Cache;
 use super::compaction::{FifoCompactOptions, UniversalCompactOptions};
 use super::db_options::Options;
 use super::enums::{CompactionPri, DBCompactionStyle, DBCompressionType, MemtableFactory};
+use super::recorded::{compaction_pri_name, compaction_style_name, compression_name, fixed6, flag};
 use super::table::{BlockBasedOptions, CuckooTableOptions, PlainTableFactoryOptions};
 
 impl Options {
@@ -22,13 +24,20 @@ impl Options {
     pub fn optimize_universal_style_compaction(&mut self, _memtable_memory_budget: usize) {}
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_compression_type(&mut self, _t: DBCompressionType) {}
+    pub fn set_compression_type(&mut self, t: DBCompressionType) {
+        self.recorded.set("compression", compression_name(t));
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_compression_options_parallel_threads(&mut self, _num: i32) {}
+    pub fn set_compression_options_parallel_threads(&mut self, num: i32) {
+        self.recorded.set("compression_opts.parallel_threads", num);
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_bottommost_compression_type(&mut self, _t: DBCompressionType) {}
+    pub fn set_bottommost_compression_type(&mut self, t: DBCompressionType) {
+        self.recorded
+            .set("bottommost_compression", compression_name(t));
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
     pub fn set_compression_per_level(&mut self, _level_types: &[DBCompressionType]) {}
@@ -36,80 +45,141 @@ impl Options {
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
     pub fn set_compression_options(
         &mut self,
-        _w_bits: i32,
-        _level: i32,
-        _strategy: i32,
-        _max_dict_bytes: i32,
+        w_bits: i32,
+        level: i32,
+        strategy: i32,
+        max_dict_bytes: i32,
     ) {
+        self.recorded.set("compression_opts.window_bits", w_bits);
+        self.recorded.set("compression_opts.level", level);
+        self.recorded.set("compression_opts.strategy", strategy);
+        self.recorded
+            .set("compression_opts.max_dict_bytes", max_dict_bytes);
     }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
     pub fn set_bottommost_compression_options(
         &mut self,
-        _w_bits: i32,
-        _level: i32,
-        _strategy: i32,
-        _max_dict_bytes: i32,
-        _enabled: bool,
+        w_bits: i32,
+        level: i32,
+        strategy: i32,
+        max_dict_bytes: i32,
+        enabled: bool,
     ) {
+        self.recorded
+            .set("bottommost_compression_opts.window_bits", w_bits);
+        self.recorded
+            .set("bottommost_compression_opts.level", level);
+        self.recorded
+            .set("bottommost_compression_opts.strategy", strategy);
+        self.recorded
+            .set("bottommost_compression_opts.max_dict_bytes", max_dict_bytes);
+        self.recorded
+            .set("bottommost_compression_opts.enabled", enabled);
     }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_zstd_max_train_bytes(&mut self, _value: i32) {}
+    pub fn set_zstd_max_train_bytes(&mut self, value: i32) {
+        self.recorded
+            .set("compression_opts.zstd_max_train_bytes", value);
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_bottommost_zstd_max_train_bytes(&mut self, _value: i32, _enabled: bool) {}
+    pub fn set_bottommost_zstd_max_train_bytes(&mut self, value: i32, enabled: bool) {
+        self.recorded
+            .set("bottommost_compression_opts.zstd_max_train_bytes", value);
+        self.recorded
+            .set("bottommost_compression_opts.enabled", enabled);
+    }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_level_compaction_dynamic_level_bytes(&mut self, _v: bool) {}
+    pub fn set_level_compaction_dynamic_level_bytes(&mut self, v: bool) {
+        self.recorded
+            .set("level_compaction_dynamic_level_bytes", flag(v));
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_periodic_compaction_seconds(&mut self, _secs: u64) {}
+    pub fn set_periodic_compaction_seconds(&mut self, secs: u64) {
+        self.recorded.set("periodic_compaction_seconds", secs);
+    }
 
     /// Accepted for compatibility; AlexDB's learned index already serves point lookups, so this has no effect.
     pub fn optimize_for_point_lookup(&mut self, _block_cache_size_mb: u64) {}
 
     /// Accepted for compatibility; AlexDB has no filters, so this has no effect.
-    pub fn set_optimize_filters_for_hits(&mut self, _optimize_for_hits: bool) {}
+    pub fn set_optimize_filters_for_hits(&mut self, optimize_for_hits: bool) {
+        self.recorded
+            .set("optimize_filters_for_hits", flag(optimize_for_hits));
+    }
 
     /// Accepted for compatibility; AlexDB sizes its own segments, so this has no effect.
-    pub fn set_target_file_size_multiplier(&mut self, _multiplier: i32) {}
+    pub fn set_target_file_size_multiplier(&mut self, multiplier: i32) {
+        self.recorded.set("target_file_size_multiplier", multiplier);
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_min_write_buffer_number(&mut self, _nbuf: i32) {}
+    pub fn set_min_write_buffer_number(&mut self, nbuf: i32) {
+        self.recorded.set("min_write_buffer_number_to_merge", nbuf);
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_max_write_buffer_number(&mut self, _nbuf: i32) {}
+    pub fn set_max_write_buffer_number(&mut self, nbuf: i32) {
+        self.recorded.set("max_write_buffer_number", nbuf);
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_db_write_buffer_size(&mut self, _size: usize) {}
+    pub fn set_db_write_buffer_size(&mut self, size: usize) {
+        self.recorded.set("db_write_buffer_size", size);
+    }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_max_bytes_for_level_base(&mut self, _size: u64) {}
+    pub fn set_max_bytes_for_level_base(&mut self, size: u64) {
+        self.recorded.set("max_bytes_for_level_base", size);
+    }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_max_bytes_for_level_multiplier(&mut self, _mul: f64) {}
+    pub fn set_max_bytes_for_level_multiplier(&mut self, mul: f64) {
+        self.recorded
+            .set("max_bytes_for_level_multiplier", fixed6(mul));
+    }
 
     /// Accepted for compatibility; AlexDB sizes its own segments, so this has no effect.
-    pub fn set_target_file_size_base(&mut self, _size: u64) {}
+    pub fn set_target_file_size_base(&mut self, size: u64) {
+        self.recorded.set("target_file_size_base", size);
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_min_write_buffer_number_to_merge(&mut self, _to_merge: i32) {}
+    pub fn set_min_write_buffer_number_to_merge(&mut self, to_merge: i32) {
+        self.recorded
+            .set("min_write_buffer_number_to_merge", to_merge);
+    }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_level_zero_file_num_compaction_trigger(&mut self, _n: i32) {}
+    pub fn set_level_zero_file_num_compaction_trigger(&mut self, n: i32) {
+        self.recorded.set("level0_file_num_compaction_trigger", n);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_compaction_pri(&mut self, _pri: CompactionPri) {}
+    pub fn set_compaction_pri(&mut self, pri: CompactionPri) {
+        self.recorded
+            .set("compaction_pri", compaction_pri_name(pri));
+    }
 
     /// Accepted for compatibility; AlexDB never slows writes down, so this has no effect.
-    pub fn set_level_zero_slowdown_writes_trigger(&mut self, _n: i32) {}
+    pub fn set_level_zero_slowdown_writes_trigger(&mut self, n: i32) {
+        self.recorded.set("level0_slowdown_writes_trigger", n);
+    }
 
     /// Accepted for compatibility; AlexDB never stops writes, so this has no effect.
-    pub fn set_level_zero_stop_writes_trigger(&mut self, _n: i32) {}
+    pub fn set_level_zero_stop_writes_trigger(&mut self, n: i32) {
+        self.recorded.set("level0_stop_writes_trigger", n);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_compaction_style(&mut self, _style: DBCompactionStyle) {}
+    pub fn set_compaction_style(&mut self, style: DBCompactionStyle) {
+        self.recorded
+            .set("compaction_style", compaction_style_name(style));
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
     pub fn set_universal_compaction_options(&mut self, _uco: &UniversalCompactOptions) {}
@@ -118,22 +188,34 @@ impl Options {
     pub fn set_fifo_compaction_options(&mut self, _fco: &FifoCompactOptions) {}
 
     /// Accepted for compatibility; AlexDB schedules its own compactions, so this has no effect.
-    pub fn set_disable_auto_compactions(&mut self, _disable: bool) {}
+    pub fn set_disable_auto_compactions(&mut self, disable: bool) {
+        self.recorded.set("disable_auto_compactions", flag(disable));
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_memtable_huge_page_size(&mut self, _size: usize) {}
+    pub fn set_memtable_huge_page_size(&mut self, size: usize) {
+        self.recorded.set("memtable_huge_page_size", size);
+    }
 
     /// Accepted for compatibility; AlexDB resolves merges on read and compaction, so this has no effect.
-    pub fn set_max_successive_merges(&mut self, _num: usize) {}
+    pub fn set_max_successive_merges(&mut self, num: usize) {
+        self.recorded.set("max_successive_merges", num);
+    }
 
     /// Accepted for compatibility; AlexDB has no filters, so this has no effect.
-    pub fn set_bloom_locality(&mut self, _v: u32) {}
+    pub fn set_bloom_locality(&mut self, v: u32) {
+        self.recorded.set("bloom_locality", v);
+    }
 
     /// Accepted for compatibility; AlexDB never updates in place, so this has no effect.
-    pub fn set_inplace_update_support(&mut self, _enabled: bool) {}
+    pub fn set_inplace_update_support(&mut self, enabled: bool) {
+        self.recorded.set("inplace_update_support", flag(enabled));
+    }
 
     /// Accepted for compatibility; AlexDB never updates in place, so this has no effect.
-    pub fn set_inplace_update_locks(&mut self, _num: usize) {}
+    pub fn set_inplace_update_locks(&mut self, num: usize) {
+        self.recorded.set("inplace_update_num_locks", num);
+    }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
     pub fn set_max_bytes_for_level_multiplier_additional(&mut self, _level_values: &[i32]) {}
@@ -142,7 +224,9 @@ impl Options {
     pub fn set_memtable_factory(&mut self, _factory: MemtableFactory) {}
 
     /// Accepted for compatibility; AlexDB stores data in its own segment format, so this has no effect.
-    pub fn set_block_based_table_factory(&mut self, _factory: &BlockBasedOptions) {}
+    pub fn set_block_based_table_factory(&mut self, factory: &BlockBasedOptions) {
+        self.table = Some(factory.clone());
+    }
 
     /// Accepted for compatibility; AlexDB stores data in its own segment format, so this has no effect.
     pub fn set_cuckoo_table_factory(&mut self, _factory: &CuckooTableOptions) {}
@@ -154,49 +238,86 @@ impl Options {
     pub fn set_min_level_to_compress(&mut self, _lvl: i32) {}
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_num_levels(&mut self, _n: i32) {}
+    pub fn set_num_levels(&mut self, n: i32) {
+        self.recorded.set("num_levels", n);
+    }
 
     /// Accepted for compatibility; AlexDB has no filters, so this has no effect.
-    pub fn set_memtable_prefix_bloom_ratio(&mut self, _ratio: f64) {}
+    pub fn set_memtable_prefix_bloom_ratio(&mut self, ratio: f64) {
+        self.recorded
+            .set("memtable_prefix_bloom_size_ratio", fixed6(ratio));
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_max_compaction_bytes(&mut self, _nbytes: u64) {}
+    pub fn set_max_compaction_bytes(&mut self, nbytes: u64) {
+        self.recorded.set("max_compaction_bytes", nbytes);
+    }
 
     /// Accepted for compatibility; AlexDB never slows writes down, so this has no effect.
-    pub fn set_soft_pending_compaction_bytes_limit(&mut self, _limit: usize) {}
+    pub fn set_soft_pending_compaction_bytes_limit(&mut self, limit: usize) {
+        self.recorded
+            .set("soft_pending_compaction_bytes_limit", limit);
+    }
 
     /// Accepted for compatibility; AlexDB never stops writes, so this has no effect.
-    pub fn set_hard_pending_compaction_bytes_limit(&mut self, _limit: usize) {}
+    pub fn set_hard_pending_compaction_bytes_limit(&mut self, limit: usize) {
+        self.recorded
+            .set("hard_pending_compaction_bytes_limit", limit);
+    }
 
     /// Accepted for compatibility; AlexDB manages its own write buffers, so this has no effect.
-    pub fn set_arena_block_size(&mut self, _size: usize) {}
+    pub fn set_arena_block_size(&mut self, size: usize) {
+        self.recorded.set("arena_block_size", size);
+    }
 
     /// Accepted for compatibility; AlexDB has no filters, so this has no effect.
-    pub fn set_memtable_whole_key_filtering(&mut self, _whole_key_filter: bool) {}
+    pub fn set_memtable_whole_key_filtering(&mut self, whole_key_filter: bool) {
+        self.recorded
+            .set("memtable_whole_key_filtering", flag(whole_key_filter));
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_enable_blob_files(&mut self, _val: bool) {}
+    pub fn set_enable_blob_files(&mut self, val: bool) {
+        self.recorded.set("enable_blob_files", val);
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_min_blob_size(&mut self, _val: u64) {}
+    pub fn set_min_blob_size(&mut self, val: u64) {
+        self.recorded.set("min_blob_size", val);
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_blob_file_size(&mut self, _val: u64) {}
+    pub fn set_blob_file_size(&mut self, val: u64) {
+        self.recorded.set("blob_file_size", val);
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_blob_compression_type(&mut self, _val: DBCompressionType) {}
+    pub fn set_blob_compression_type(&mut self, val: DBCompressionType) {
+        self.recorded
+            .set("blob_compression_type", compression_name(val));
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_enable_blob_gc(&mut self, _val: bool) {}
+    pub fn set_enable_blob_gc(&mut self, val: bool) {
+        self.recorded.set("enable_blob_garbage_collection", val);
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_blob_gc_age_cutoff(&mut self, _val: f64) {}
+    pub fn set_blob_gc_age_cutoff(&mut self, val: f64) {
+        self.recorded
+            .set("blob_garbage_collection_age_cutoff", fixed6(val));
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_blob_gc_force_threshold(&mut self, _val: f64) {}
+    pub fn set_blob_gc_force_threshold(&mut self, val: f64) {
+        self.recorded
+            .set("blob_garbage_collection_force_threshold", fixed6(val));
+    }
 
     /// Accepted for compatibility; AlexDB stores values in its own segments, so this has no effect.
-    pub fn set_blob_compaction_readahead_size(&mut self, _val: u64) {}
+    pub fn set_blob_compaction_readahead_size(&mut self, val: u64) {
+        self.recorded.set("blob_compaction_readahead_size", val);
+    }
 
     /// Accepted for compatibility; AlexDB has no blob cache, so this has no effect.
     pub fn set_blob_cache(&mut self, _cache: &Cache) {}
@@ -204,10 +325,17 @@ impl Options {
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
     pub fn add_compact_on_deletion_collector_factory(
         &mut self,
-        _window_size: usize,
-        _num_dels_trigger: usize,
-        _deletion_ratio: f64,
+        window_size: usize,
+        num_dels_trigger: usize,
+        deletion_ratio: f64,
     ) {
+        self.recorded.set(
+            "table_properties_collectors",
+            format_args!(
+                "CompactOnDeletionCollector (Sliding window size = {window_size} \
+                 Deletion trigger = {num_dels_trigger} Deletion ratio = {deletion_ratio}); "
+            ),
+        );
     }
 
     /// Sets the compression of the write-ahead log; only
@@ -216,7 +344,9 @@ impl Options {
     /// log, so a valid choice has no effect.
     pub fn set_wal_compression_type(&mut self, t: DBCompressionType) {
         match t {
-            DBCompressionType::None | DBCompressionType::Zstd => {}
+            DBCompressionType::None | DBCompressionType::Zstd => {
+                self.recorded.set("wal_compression", t as i32);
+            }
             other => panic!("{other:?} is not supported for WAL compression"),
         }
     }

@@ -26,7 +26,9 @@ use crate::statistics::{Histogram, HistogramData, Statistics, StatsLevel, Ticker
 use super::cache::Cache;
 use super::enums::DBRecoveryMode;
 use super::env::Env;
-use super::info_logger::InfoLogger;
+use super::info_logger::{InfoLogSettings, InfoLogger};
+use super::recorded::Recorded;
+use super::table::BlockBasedOptions;
 
 /// A compaction filter function: `(level, key, value) -> Decision`.
 pub(crate) type CompactionFilterBox = Box<dyn FnMut(u32, &[u8], &[u8]) -> Decision + Send>;
@@ -37,7 +39,6 @@ pub(crate) type SharedCompactionFilter = Arc<Mutex<CompactionFilterBox>>;
 /// A named compaction filter, as stored in the options.
 #[derive(Clone)]
 pub(crate) struct CompactionFilter {
-    #[allow(dead_code, reason = "kept for the options' Debug output")]
     pub(crate) name: String,
     pub(crate) filter: SharedCompactionFilter,
 }
@@ -77,6 +78,12 @@ pub struct Options {
     pub(crate) statistics: Option<Arc<Statistics>>,
     pub(crate) track_and_verify_wals_in_manifest: bool,
     pub(crate) write_dbid_to_manifest: bool,
+    /// The block-based table factory set, printed in `LOG`.
+    pub(crate) table: Option<BlockBasedOptions>,
+    /// The `LOG` file's level, rolling and retention.
+    pub(crate) info_log: InfoLogSettings,
+    /// RocksDB tuning values as set, printed in `LOG` (see `Recorded`).
+    pub(crate) recorded: Recorded,
 }
 
 impl Default for Options {
@@ -105,6 +112,9 @@ impl Default for Options {
             statistics: None,
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
+            table: None,
+            info_log: InfoLogSettings::default(),
+            recorded: Recorded::default(),
         }
     }
 }
@@ -280,6 +290,7 @@ impl Options {
     /// TTL-based compaction (0: disabled).
     pub fn set_ttl(&mut self, ttl_secs: u64) {
         self.ttl_secs = ttl_secs;
+        self.recorded.set("ttl", ttl_secs);
     }
 
     /// Uses `env` for file access; an in-memory `Env` keeps the database in memory.

@@ -1,14 +1,43 @@
 //! [`InfoLogger`]: where a database's informational messages go, set with
-//! `Options::set_info_logger`.
+//! `Options::set_info_logger`, and [`InfoLogSettings`], the `LOG` file's.
 //!
-//! RocksDB writes its `LOG` through it. AlexDB keeps no `LOG` file; it sends
-//! its own messages (a database opened, a manual compaction run, a database
-//! closed) to the logger, filtered by the logger's level.
+//! Without a logger, a database opened for writing keeps a `LOG` file as
+//! RocksDB does (`crate::info_log`): the options dump at open, then
+//! AlexDB's own messages (a database opened, a manual compaction run, a
+//! database closed). With one, those messages go to the logger instead,
+//! filtered by its level, and no `LOG` file is written.
 
 use std::fmt;
 use std::sync::Arc;
 
 use super::enums::LogLevel;
+use crate::info_log::LogFile;
+
+/// The `LOG` file's settings (`Options::set_log_level`,
+/// `set_max_log_file_size`, `set_log_file_time_to_roll`,
+/// `set_keep_log_file_num`).
+#[derive(Clone, Debug)]
+pub(crate) struct InfoLogSettings {
+    /// Lowest level of message written.
+    pub level: LogLevel,
+    /// Bytes after which a new file is started (0: never).
+    pub max_file_size: usize,
+    /// Seconds after which a new file is started (0: never).
+    pub time_to_roll_secs: usize,
+    /// Old files kept.
+    pub keep_file_num: usize,
+}
+
+impl Default for InfoLogSettings {
+    fn default() -> Self {
+        Self {
+            level: LogLevel::Info,
+            max_file_size: 0,
+            time_to_roll_secs: 0,
+            keep_file_num: 1000,
+        }
+    }
+}
 
 /// A callback receiving each message and its level.
 type Callback = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
@@ -22,6 +51,8 @@ enum Sink {
     Stderr(Option<String>),
     /// A user callback.
     Callback(Callback),
+    /// The database's `LOG` file, which filters by its own level.
+    File(Arc<LogFile>),
 }
 
 /// A destination for a database's informational messages.
@@ -60,6 +91,14 @@ impl InfoLogger {
         }
     }
 
+    /// A logger writing to a database's `LOG` file.
+    pub(crate) fn to_file(file: Arc<LogFile>) -> Self {
+        Self {
+            level: LogLevel::Debug,
+            sink: Sink::File(file),
+        }
+    }
+
     /// Sends `message` at `level`, if the logger's level lets it through.
     pub(crate) fn log(&self, level: LogLevel, message: &str) {
         if (level as i32) < (self.level as i32) {
@@ -69,6 +108,17 @@ impl InfoLogger {
             Sink::Discard => {}
             Sink::Stderr(prefix) => eprintln!("{}{message}", prefix.as_deref().unwrap_or("")),
             Sink::Callback(cb) => cb(level, message),
+            Sink::File(file) if file.enabled(level) => file.write(&[message.to_owned()]),
+            Sink::File(_) => {}
+        }
+    }
+
+    /// Writes `messages` at the header level, to a `LOG` file only (the
+    /// options dump; a callback or standard-error logger gets AlexDB's own
+    /// messages only).
+    pub(crate) fn header(&self, messages: &[String]) {
+        if let Sink::File(file) = &self.sink {
+            file.write(messages);
         }
     }
 }
@@ -79,6 +129,7 @@ impl fmt::Debug for InfoLogger {
             Sink::Discard => "discard",
             Sink::Stderr(_) => "stderr",
             Sink::Callback(_) => "callback",
+            Sink::File(_) => "LOG file",
         };
         f.debug_struct("InfoLogger")
             .field("level", &self.level)

@@ -12,11 +12,13 @@ mod enums;
 mod env;
 mod info_logger;
 mod read;
+mod recorded;
 mod set_options;
 mod table;
 mod tuning;
 mod write;
 
+pub(crate) use cache::CacheKind;
 pub use cache::{Cache, LruCacheOptions, WriteBufferManager};
 pub use compaction::{
     CompactOptions, FifoCompactOptions, UniversalCompactOptions, WaitForCompactOptions,
@@ -29,6 +31,7 @@ pub use enums::{
     KeyEncodingType, LogLevel, MemtableFactory, ReadTier, UniversalCompactionStopStyle,
 };
 pub use env::{DBPath, Env};
+pub(crate) use info_logger::InfoLogSettings;
 pub use info_logger::InfoLogger;
 pub use read::ReadOptions;
 pub(crate) use set_options::validate as validate_set_options;
