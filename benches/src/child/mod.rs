@@ -123,6 +123,7 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
     if E::supports(Workload::Load) {
         out.figures.insert(Workload::Load, load);
     }
+    check_background(&engine, "the load")?;
     engine.close()?;
 
     let start = Instant::now();
@@ -144,6 +145,7 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
         added: 0,
     };
     let engine = steps.writes(engine)?;
+    check_background(&engine, "the reads and writes")?;
     steps.lifecycle(engine)?;
     let mut out = steps.out;
     record(&mut out, job, Workload::PeakRss, || {
@@ -153,6 +155,19 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
 }
 
 const MIB: f64 = (1 << 20) as f64;
+
+/// Fails the run if the engine counted errors of its background work
+/// (a compaction that failed or panicked) during `phase`: its figures
+/// would not be those of a working engine, and a background thread's
+/// panic is otherwise only on the child's standard error.
+fn check_background<E: Engine>(engine: &E, phase: &str) -> Result<()> {
+    match engine.background_errors() {
+        Some(errors) if errors > 0 => Err(BenchError(format!(
+            "{errors} background error(s) (compaction) during {phase}"
+        ))),
+        _ => Ok(()),
+    }
+}
 
 /// Records the engine's index bytes per key of `keys` as `workload`.
 fn record_index_bytes<E: Engine>(
@@ -233,4 +248,47 @@ fn warm_up<E: Engine>(engine: &mut E, data: &DataSet, ops: usize) -> Result<()> 
 
 fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::check_background;
+    use crate::engines::{Engine, Sizing};
+    use crate::error::Result;
+
+    /// An engine that stores nothing and reports a count of background errors.
+    struct Counting(Option<u64>);
+
+    impl Engine for Counting {
+        fn open(_dir: &Path, _sizing: &Sizing) -> Result<Self> {
+            Ok(Counting(None))
+        }
+
+        fn write_batch(&mut self, _pairs: &[(&[u8], &[u8])]) -> Result<()> {
+            Ok(())
+        }
+
+        fn put(&mut self, _key: &[u8], _value: &[u8]) -> Result<()> {
+            Ok(())
+        }
+
+        fn get(&mut self, _key: &[u8]) -> Result<Option<u64>> {
+            Ok(None)
+        }
+
+        fn background_errors(&self) -> Option<u64> {
+            self.0
+        }
+    }
+
+    #[test]
+    fn background_errors_fail_the_run() {
+        assert!(check_background(&Counting(None), "the load").is_ok());
+        assert!(check_background(&Counting(Some(0)), "the load").is_ok());
+        let error = check_background(&Counting(Some(2)), "the load").unwrap_err();
+        assert!(error.0.contains("2 background error(s)"), "{}", error.0);
+        assert!(error.0.contains("during the load"), "{}", error.0);
+    }
 }

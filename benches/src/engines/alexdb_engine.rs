@@ -148,4 +148,8 @@ impl Engine for AlexEngine {
     fn index_bytes(&self) -> Option<u64> {
         Some(self.db.stats().index_bytes)
     }
+
+    fn background_errors(&self) -> Option<u64> {
+        Some(self.db.stats().compaction_errors)
+    }
 }

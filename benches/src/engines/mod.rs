@@ -170,6 +170,12 @@ pub trait Engine: Sized {
         None
     }
 
+    /// Errors of the engine's background work since it was opened (a
+    /// failed or panicked compaction), where the engine counts them.
+    fn background_errors(&self) -> Option<u64> {
+        None
+    }
+
     /// A handle other threads may use at the same time, where the engine
     /// allows it (the threaded workloads need one).
     fn shared(&self) -> Option<&dyn SharedAccess> {

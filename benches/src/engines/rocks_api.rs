@@ -70,6 +70,13 @@ macro_rules! rocks_api_engine {
                 $ty::index_bytes_of(&self.db)
             }
 
+            fn background_errors(&self) -> Option<u64> {
+                self.db
+                    .property_int_value("rocksdb.background-errors")
+                    .ok()
+                    .flatten()
+            }
+
             fn shared(&self) -> Option<&dyn $crate::engines::SharedAccess> {
                 Some(self)
             }
