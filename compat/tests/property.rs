@@ -76,6 +76,31 @@ fn sizes_grow_with_the_data() {
     assert!(live >= 10_000 && live <= after, "{live} of {after}");
 }
 
+/// Regression (sov-schema-db's `test_report_size`): the byte figures were
+/// the whole database's for every column family, so an empty default family
+/// reported the others' data.
+#[test]
+fn live_data_size_is_per_column_family() {
+    let (_dir, db) = open_with_cf();
+    let cf = db.cf_handle("cf").unwrap();
+    for i in 0u32..1000 {
+        db.put_cf(&cf, i.to_be_bytes(), i.to_be_bytes()).unwrap();
+    }
+    db.flush_cf(&cf).unwrap();
+    let size_of = |name| db.property_int_value(name).unwrap().unwrap();
+    let cf_size_of = |name| db.property_int_value_cf(&cf, name).unwrap().unwrap();
+    assert_eq!(size_of(properties::ESTIMATE_LIVE_DATA_SIZE), 0);
+    assert_eq!(size_of(properties::LIVE_SST_FILES_SIZE), 0);
+    assert_eq!(size_of(properties::TOTAL_SST_FILES_SIZE), 0);
+    assert!(cf_size_of(properties::ESTIMATE_LIVE_DATA_SIZE) >= 8_000);
+    db.put(b"k", vec![1u8; 100]).unwrap();
+    let (default, family) = (
+        size_of(properties::ESTIMATE_LIVE_DATA_SIZE),
+        cf_size_of(properties::ESTIMATE_LIVE_DATA_SIZE),
+    );
+    assert!(default > 0 && default < family, "{default} vs {family}");
+}
+
 #[test]
 fn stats_is_text_mentioning_stats() {
     let (_dir, db) = open_with_cf();

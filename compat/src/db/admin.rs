@@ -195,13 +195,16 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// as text; `None` for a property AlexDB does not know.
     ///
     /// Known: `rocksdb.estimate-num-keys` (exact), `rocksdb.total-sst-files-size`
-    /// (bytes of all segment files' records), `rocksdb.estimate-live-data-size`
+    /// (bytes of the segment files' records), `rocksdb.estimate-live-data-size`
     /// and `rocksdb.live-sst-files-size` (bytes still reachable),
+    /// `rocksdb.estimate-pending-compaction-bytes` (dead bytes); these byte
+    /// figures are per column family, as in RocksDB: the database's, in the
+    /// proportion of the family's live keys (segments hold every family's
+    /// records together), so a family without keys reports 0;
     /// `rocksdb.stats`/`rocksdb.dbstats`/`rocksdb.cfstats` (text),
-    /// `rocksdb.num-snapshots`, `rocksdb.background-errors`,
-    /// `rocksdb.estimate-pending-compaction-bytes`, and the memtable, flush,
-    /// block-cache and write-stall counters, which are always 0 (AlexDB has
-    /// none of those).
+    /// `rocksdb.num-snapshots`, `rocksdb.background-errors`, and the
+    /// memtable, flush, block-cache and write-stall counters, which are
+    /// always 0 (AlexDB has none of those).
     pub fn property_value(&self, name: impl CStrLike) -> Result<Option<String>, Error> {
         self.property(0, name)
     }
@@ -231,6 +234,25 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             .transpose()
     }
 
+    /// `bytes` of the whole database apportioned to column family `cf` by
+    /// its share of the live keys of every column family (0 if none has any).
+    fn family_share(&self, cf: u32, bytes: u64) -> Result<u64, Error> {
+        let engine = &self.core().engine;
+        let ids: Vec<u32> = self.core().families().keys().copied().collect();
+        let (mut mine, mut total) = (0u64, 0u64);
+        for id in ids {
+            let keys = engine.live_keys(KeyspaceId(id)).rocks()?;
+            total += keys;
+            if id == cf {
+                mine = keys;
+            }
+        }
+        Ok(match total {
+            0 => 0,
+            _ => (u128::from(bytes) * u128::from(mine) / u128::from(total)) as u64,
+        })
+    }
+
     fn property(&self, cf: u32, name: impl CStrLike) -> Result<Option<String>, Error> {
         let name = name
             .into_c_string()
@@ -240,11 +262,15 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         let stats = engine.stats();
         let value = match name.as_ref() {
             "rocksdb.estimate-num-keys" => engine.live_keys(KeyspaceId(cf)).rocks()?,
-            "rocksdb.total-sst-files-size" => stats.data_bytes,
-            "rocksdb.estimate-live-data-size" | "rocksdb.live-sst-files-size" => stats.live_bytes(),
+            "rocksdb.total-sst-files-size" => self.family_share(cf, stats.data_bytes)?,
+            "rocksdb.estimate-live-data-size" | "rocksdb.live-sst-files-size" => {
+                self.family_share(cf, stats.live_bytes())?
+            }
             "rocksdb.num-snapshots" => stats.snapshots_open,
             "rocksdb.background-errors" => stats.compaction_errors,
-            "rocksdb.estimate-pending-compaction-bytes" => stats.dead_bytes,
+            "rocksdb.estimate-pending-compaction-bytes" => {
+                self.family_share(cf, stats.dead_bytes)?
+            }
             "rocksdb.stats" | "rocksdb.dbstats" | "rocksdb.cfstats" => {
                 return Ok(Some(stats_text(self.path(), &stats)));
             }

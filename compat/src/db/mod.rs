@@ -18,6 +18,7 @@ pub(crate) mod iterator_methods;
 mod metadata;
 pub(crate) mod open;
 mod read;
+mod rocksdb_dir;
 mod timestamps;
 pub(crate) mod ttl;
 mod write;

@@ -342,7 +342,15 @@ where
                     "Failed to create RocksDB directory: `{e:?}`."
                 )));
             }
-            let engine = Db::open(path, engine_options(opts, access)).rocks()?;
+            let engine = match Db::open(path, engine_options(opts, access)) {
+                Err(e @ alexdb_engine::Error::NotADatabase { .. }) => {
+                    return Err(match super::rocksdb_dir::rocksdb_file(path) {
+                        Some(file) => super::rocksdb_dir::not_alexdb(path, &file),
+                        None => super::errors::from_engine(e),
+                    });
+                }
+                other => other.rocks()?,
+            };
             check_all_named(&engine, &cfs)?;
             engine
         }
@@ -471,6 +479,11 @@ where
 /// missing database is RocksDB's error for a missing `CURRENT` file.
 fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error> {
     match Db::open_read_only(path, engine_options(opts, access)) {
+        Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. })
+            if let Some(file) = super::rocksdb_dir::rocksdb_file(path) =>
+        {
+            Err(super::rocksdb_dir::not_alexdb(path, &file))
+        }
         Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. }) => {
             Err(Error::io(format_args!(
                 "No such file or directoryWhile opening a file for sequentially reading: \
