@@ -65,6 +65,24 @@ fn perf_counts_read_bytes_on_this_thread() {
     set_perf_stats(PerfStatsLevel::Disable);
 }
 
+/// Regression (zksync_storage's `profiling_basics`): a get that finds its
+/// key counts the comparison with the stored key, on the reading thread.
+#[test]
+fn perf_counts_a_found_keys_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = DB::open_default(dir.path()).unwrap();
+    db.put(b"k", b"v").unwrap();
+    let ctx = PerfContext::default();
+    set_perf_stats(PerfStatsLevel::EnableCount);
+    let before = ctx.metric(PerfMetric::UserKeyComparisonCount);
+    db.get(b"k").unwrap();
+    db.get_pinned(b"k").unwrap();
+    assert_eq!(ctx.metric(PerfMetric::UserKeyComparisonCount), before + 2);
+    db.get(b"absent").unwrap();
+    assert_eq!(ctx.metric(PerfMetric::UserKeyComparisonCount), before + 2);
+    set_perf_stats(PerfStatsLevel::Disable);
+}
+
 #[test]
 fn memory_usage_reports_index_bytes_and_no_table_readers() {
     let dir = tempfile::tempdir().unwrap();
