@@ -164,12 +164,12 @@ impl Options {
         self.recorded.set("max_total_wal_size", size);
     }
 
-    /// Accepted for compatibility; AlexDB writes no RocksDB info log, so this has no effect.
+    /// Accepted for compatibility; AlexDB does not dump statistics into `LOG`, so this has no effect.
     pub fn set_stats_dump_period_sec(&mut self, period: u32) {
         self.recorded.set("stats_dump_period_sec", period);
     }
 
-    /// Accepted for compatibility; AlexDB writes no RocksDB info log, so this has no effect.
+    /// Accepted for compatibility; AlexDB does not persist statistics, so this has no effect.
     pub fn set_stats_persist_period_sec(&mut self, period: u32) {
         self.recorded.set("stats_persist_period_sec", period);
     }
@@ -272,7 +272,7 @@ impl Options {
         self.recorded.set("recycle_log_file_num", num);
     }
 
-    /// Accepted for compatibility; AlexDB writes no RocksDB info log, so this has no effect.
+    /// Accepted for compatibility; AlexDB does not dump allocator statistics into `LOG`, so this has no effect.
     pub fn set_dump_malloc_stats(&mut self, _enabled: bool) {}
 
     /// Accepted for compatibility; AlexDB has no levels to reserve, so this has no effect.
