@@ -7,7 +7,11 @@ use std::path::Path;
 
 use alexdb as rocksdb;
 
-use rocksdb::{BlockBasedOptions, Cache, DB, DBCompressionType, InfoLogger, LogLevel, Options};
+use rocksdb::{
+    BlockBasedOptions, Cache, DB, DBCompressionType, FifoCompactOptions, InfoLogger,
+    KeyEncodingType, LogLevel, MemtableFactory, Options, PlainTableFactoryOptions,
+    UniversalCompactOptions, UniversalCompactionStopStyle,
+};
 
 fn read_log(dir: &Path) -> String {
     fs::read_to_string(dir.join("LOG")).expect("the database keeps a LOG file")
@@ -86,6 +90,57 @@ fn open_writes_the_options_as_set() {
     ] {
         assert!(log.contains(line), "{line:?} missing from:\n{log}");
     }
+}
+
+#[test]
+fn compaction_styles_memtables_and_levels_are_logged_as_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = creating();
+    let mut universal = UniversalCompactOptions::default();
+    universal.set_size_ratio(7);
+    universal.set_stop_style(UniversalCompactionStopStyle::Similar);
+    opts.set_universal_compaction_options(&universal);
+    let mut fifo = FifoCompactOptions::default();
+    fifo.set_max_table_files_size(12_345);
+    opts.set_fifo_compaction_options(&fifo);
+    opts.set_memtable_factory(MemtableFactory::Vector);
+    opts.set_max_bytes_for_level_multiplier_additional(&[3, 4]);
+    opts.set_compression_per_level(&[DBCompressionType::None, DBCompressionType::Zstd]);
+    let _db = DB::open(&opts, dir.path()).unwrap();
+    let log = read_log(dir.path());
+    for line in [
+        "Options.compaction_options_universal.size_ratio: 7\n",
+        "Options.compaction_options_universal.stop_style: kCompactionStopStyleSimilarSize\n",
+        "Options.compaction_options_fifo.max_table_files_size: 12345\n",
+        "Options.memtable_factory: VectorRepFactory\n",
+        "Options.max_bytes_for_level_multiplier_addtl[1]: 4\n",
+        "Options.max_bytes_for_level_multiplier_addtl[2]: 1\n",
+        "Options.compression[0]: NoCompression\n",
+        "Options.compression[1]: ZSTD\n",
+    ] {
+        assert!(log.contains(line), "{line:?} missing from:\n{log}");
+    }
+    assert!(!log.contains("Options.compression: "), "{log}");
+}
+
+#[test]
+fn a_plain_table_factory_is_named_without_block_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = creating();
+    opts.set_plain_table_factory(&PlainTableFactoryOptions {
+        user_key_length: 0,
+        bloom_bits_per_key: 10,
+        hash_table_ratio: 0.75,
+        index_sparseness: 16,
+        huge_page_tlb_size: 0,
+        encoding_type: KeyEncodingType::Plain,
+        full_scan_mode: false,
+        store_index_in_file: false,
+    });
+    let _db = DB::open(&opts, dir.path()).unwrap();
+    let log = read_log(dir.path());
+    assert!(log.contains("Options.table_factory: PlainTable\n"), "{log}");
+    assert!(!log.contains("table_factory options:"), "{log}");
 }
 
 #[test]

@@ -40,7 +40,8 @@ pub(crate) fn db_options(opts: &Options) -> Vec<String> {
 }
 
 /// One column family's part of the dump: a header, its options, and its
-/// table factory's options as one multi-line message.
+/// block-based table factory's options as one multi-line message (a
+/// cuckoo or plain table factory's are not printed).
 pub(crate) fn column_family(name: &str, opts: &Options) -> Vec<String> {
     let value = |option: &str| {
         cf_value(opts, option).or_else(|| opts.recorded.get(option).map(str::to_owned))
@@ -49,9 +50,42 @@ pub(crate) fn column_family(name: &str, opts: &Options) -> Vec<String> {
         "--------------- Options for column family [{name}]:"
     )];
     lines.extend(option_lines(CF_OPTIONS_HEAD, value));
-    lines.push(table_options(opts));
-    lines.extend(option_lines(CF_OPTIONS_TAIL, value));
+    if opts
+        .recorded
+        .get("table_factory")
+        .is_none_or(|t| t == "BlockBasedTable")
+    {
+        lines.push(table_options(opts));
+    }
+    for line in option_lines(CF_OPTIONS_TAIL, value) {
+        match compression_per_level(opts, &line) {
+            Some(levels) => lines.extend(levels),
+            None => lines.push(line),
+        }
+    }
     lines
+}
+
+/// With `set_compression_per_level`, RocksDB prints one
+/// `Options.compression[<level>]` line per level where it would print
+/// `Options.compression`.
+fn compression_per_level(opts: &Options, line: &str) -> Option<Vec<String>> {
+    if opts.compression_per_level.is_empty()
+        || !line.trim_start().starts_with("Options.compression:")
+    {
+        return None;
+    }
+    let lines = opts
+        .compression_per_level
+        .iter()
+        .enumerate()
+        .map(|(level, name)| {
+            format!(
+                "{:>NAME_WIDTH$}: {name}",
+                format!("Options.compression[{level}]")
+            )
+        });
+    Some(lines.collect())
 }
 
 /// `Options.<name>: <value>` for every line of `template`.

@@ -13,7 +13,10 @@ use super::cache::Cache;
 use super::compaction::{FifoCompactOptions, UniversalCompactOptions};
 use super::db_options::Options;
 use super::enums::{CompactionPri, DBCompactionStyle, DBCompressionType, MemtableFactory};
-use super::recorded::{compaction_pri_name, compaction_style_name, compression_name, fixed6, flag};
+use super::recorded::{
+    LEVEL_MULTIPLIER_NAMES, compaction_pri_name, compaction_style_name, compression_name, fixed6,
+    flag, memtable_factory_name,
+};
 use super::table::{BlockBasedOptions, CuckooTableOptions, PlainTableFactoryOptions};
 
 impl Options {
@@ -40,7 +43,9 @@ impl Options {
     }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
-    pub fn set_compression_per_level(&mut self, _level_types: &[DBCompressionType]) {}
+    pub fn set_compression_per_level(&mut self, level_types: &[DBCompressionType]) {
+        self.compression_per_level = level_types.iter().map(|&t| compression_name(t)).collect();
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
     pub fn set_compression_options(
@@ -182,10 +187,14 @@ impl Options {
     }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_universal_compaction_options(&mut self, _uco: &UniversalCompactOptions) {}
+    pub fn set_universal_compaction_options(&mut self, uco: &UniversalCompactOptions) {
+        self.recorded.extend(&uco.recorded);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so this has no effect.
-    pub fn set_fifo_compaction_options(&mut self, _fco: &FifoCompactOptions) {}
+    pub fn set_fifo_compaction_options(&mut self, fco: &FifoCompactOptions) {
+        self.recorded.extend(&fco.recorded);
+    }
 
     /// Accepted for compatibility; AlexDB schedules its own compactions, so this has no effect.
     pub fn set_disable_auto_compactions(&mut self, disable: bool) {
@@ -218,21 +227,33 @@ impl Options {
     }
 
     /// Accepted for compatibility; AlexDB has no levels, so this has no effect.
-    pub fn set_max_bytes_for_level_multiplier_additional(&mut self, _level_values: &[i32]) {}
+    pub fn set_max_bytes_for_level_multiplier_additional(&mut self, level_values: &[i32]) {
+        for (name, value) in LEVEL_MULTIPLIER_NAMES.iter().zip(level_values) {
+            self.recorded.set(name, value);
+        }
+    }
 
     /// Accepted for compatibility; AlexDB has its own write buffer, so this has no effect.
-    pub fn set_memtable_factory(&mut self, _factory: MemtableFactory) {}
+    pub fn set_memtable_factory(&mut self, factory: MemtableFactory) {
+        self.recorded
+            .set("memtable_factory", memtable_factory_name(&factory));
+    }
 
     /// Accepted for compatibility; AlexDB stores data in its own segment format, so this has no effect.
     pub fn set_block_based_table_factory(&mut self, factory: &BlockBasedOptions) {
         self.table = Some(factory.clone());
+        self.recorded.set("table_factory", "BlockBasedTable");
     }
 
     /// Accepted for compatibility; AlexDB stores data in its own segment format, so this has no effect.
-    pub fn set_cuckoo_table_factory(&mut self, _factory: &CuckooTableOptions) {}
+    pub fn set_cuckoo_table_factory(&mut self, _factory: &CuckooTableOptions) {
+        self.recorded.set("table_factory", "CuckooTable");
+    }
 
     /// Accepted for compatibility; AlexDB stores data in its own segment format, so this has no effect.
-    pub fn set_plain_table_factory(&mut self, _options: &PlainTableFactoryOptions) {}
+    pub fn set_plain_table_factory(&mut self, _options: &PlainTableFactoryOptions) {
+        self.recorded.set("table_factory", "PlainTable");
+    }
 
     /// Accepted for compatibility; AlexDB does not compress its segments, so this has no effect.
     pub fn set_min_level_to_compress(&mut self, _lvl: i32) {}

@@ -5,6 +5,7 @@
 //! so that tuning code compiles, and have no effect unless said otherwise.
 
 use super::enums::{BottommostLevelCompaction, UniversalCompactionStopStyle};
+use super::recorded::Recorded;
 
 /// Settings of a manual compaction (`DB::compact_range_opt`).
 #[derive(Clone, Debug, Default)]
@@ -38,43 +39,75 @@ impl CompactOptions {
     }
 }
 
-/// Settings of FIFO compaction.
+/// Settings of FIFO compaction (printed in `LOG` once set on `Options`).
 #[derive(Clone, Debug, Default)]
-pub struct FifoCompactOptions {}
+pub struct FifoCompactOptions {
+    pub(crate) recorded: Recorded,
+}
 
 impl FifoCompactOptions {
     /// Accepted for compatibility; AlexDB does not drop old files by size,
     /// so this has no effect.
-    pub fn set_max_table_files_size(&mut self, _nbytes: u64) {}
+    pub fn set_max_table_files_size(&mut self, nbytes: u64) {
+        self.recorded
+            .set("compaction_options_fifo.max_table_files_size", nbytes);
+    }
 }
 
-/// Settings of universal compaction.
+/// Settings of universal compaction (printed in `LOG` once set on
+/// `Options`).
 #[derive(Clone, Debug, Default)]
-pub struct UniversalCompactOptions {}
+pub struct UniversalCompactOptions {
+    pub(crate) recorded: Recorded,
+}
 
 impl UniversalCompactOptions {
     /// Accepted for compatibility; AlexDB chooses its own compaction, so
     /// this has no effect.
-    pub fn set_size_ratio(&mut self, _ratio: i32) {}
+    pub fn set_size_ratio(&mut self, ratio: i32) {
+        self.recorded
+            .set("compaction_options_universal.size_ratio", ratio);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so
     /// this has no effect.
-    pub fn set_min_merge_width(&mut self, _num: i32) {}
+    pub fn set_min_merge_width(&mut self, num: i32) {
+        self.recorded
+            .set("compaction_options_universal.min_merge_width", num);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so
     /// this has no effect.
-    pub fn set_max_merge_width(&mut self, _num: i32) {}
+    pub fn set_max_merge_width(&mut self, num: i32) {
+        self.recorded
+            .set("compaction_options_universal.max_merge_width", num);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so
     /// this has no effect.
-    pub fn set_max_size_amplification_percent(&mut self, _v: i32) {}
+    pub fn set_max_size_amplification_percent(&mut self, v: i32) {
+        self.recorded.set(
+            "compaction_options_universal.max_size_amplification_percent",
+            v,
+        );
+    }
 
     /// Accepted for compatibility; AlexDB does not compress, so this has no effect.
-    pub fn set_compression_size_percent(&mut self, _v: i32) {}
+    pub fn set_compression_size_percent(&mut self, v: i32) {
+        self.recorded
+            .set("compaction_options_universal.compression_size_percent", v);
+    }
 
     /// Accepted for compatibility; AlexDB chooses its own compaction, so
     /// this has no effect.
-    pub fn set_stop_style(&mut self, _style: UniversalCompactionStopStyle) {}
+    pub fn set_stop_style(&mut self, style: UniversalCompactionStopStyle) {
+        let name = match style {
+            UniversalCompactionStopStyle::Similar => "kCompactionStopStyleSimilarSize",
+            UniversalCompactionStopStyle::Total => "kCompactionStopStyleTotalSize",
+        };
+        self.recorded
+            .set("compaction_options_universal.stop_style", name);
+    }
 }
 
 /// Settings of `DB::wait_for_compact`.

@@ -80,6 +80,8 @@ pub struct Options {
     pub(crate) write_dbid_to_manifest: bool,
     /// The block-based table factory set, printed in `LOG`.
     pub(crate) table: Option<BlockBasedOptions>,
+    /// `set_compression_per_level`'s names, printed in `LOG`.
+    pub(crate) compression_per_level: Vec<&'static str>,
     /// The `LOG` file's level, rolling and retention.
     pub(crate) info_log: InfoLogSettings,
     /// RocksDB tuning values as set, printed in `LOG` (see `Recorded`).
@@ -113,6 +115,7 @@ impl Default for Options {
             track_and_verify_wals_in_manifest: false,
             write_dbid_to_manifest: true,
             table: None,
+            compression_per_level: Vec::new(),
             info_log: InfoLogSettings::default(),
             recorded: Recorded::default(),
         }

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Display;
 
-use super::enums::{CompactionPri, DBCompactionStyle, DBCompressionType};
+use super::enums::{CompactionPri, DBCompactionStyle, DBCompressionType, MemtableFactory};
 
 /// Option names (as `LOG` spells them) and the values set, formatted.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +20,12 @@ impl Recorded {
     /// Records `value` as the setting of `name`.
     pub(crate) fn set(&mut self, name: &'static str, value: impl Display) {
         self.0.insert(name, value.to_string());
+    }
+
+    /// Records every setting of `other` over this one's.
+    pub(crate) fn extend(&mut self, other: &Recorded) {
+        self.0
+            .extend(other.0.iter().map(|(name, value)| (*name, value.clone())));
     }
 
     /// The recorded setting of `name`, if any.
@@ -48,6 +54,26 @@ pub(crate) fn compression_name(t: DBCompressionType) -> &'static str {
         DBCompressionType::Lz4 => "LZ4",
         DBCompressionType::Lz4hc => "LZ4HC",
         DBCompressionType::Zstd => "ZSTD",
+    }
+}
+
+/// The `LOG` names of the first levels' extra size multipliers.
+pub(crate) const LEVEL_MULTIPLIER_NAMES: [&str; 7] = [
+    "max_bytes_for_level_multiplier_addtl[0]",
+    "max_bytes_for_level_multiplier_addtl[1]",
+    "max_bytes_for_level_multiplier_addtl[2]",
+    "max_bytes_for_level_multiplier_addtl[3]",
+    "max_bytes_for_level_multiplier_addtl[4]",
+    "max_bytes_for_level_multiplier_addtl[5]",
+    "max_bytes_for_level_multiplier_addtl[6]",
+];
+
+/// A memtable factory's name in `LOG`.
+pub(crate) fn memtable_factory_name(factory: &MemtableFactory) -> &'static str {
+    match factory {
+        MemtableFactory::Vector => "VectorRepFactory",
+        MemtableFactory::HashSkipList { .. } => "HashSkipListRepFactory",
+        MemtableFactory::HashLinkList { .. } => "HashLinkListRepFactory",
     }
 }
 
