@@ -311,11 +311,13 @@ impl Core {
     /// that found its key compared it with the stored key: one user key
     /// comparison (those inside the index are not counted).
     fn count_read(&self, started: Option<Instant>, found: Option<usize>) {
-        count_perf(PerfMetric::GetReadBytes, found.unwrap_or(0) as u64);
-        count_perf(
-            PerfMetric::UserKeyComparisonCount,
-            u64::from(found.is_some()),
-        );
+        count_perf(&[
+            (PerfMetric::GetReadBytes, found.unwrap_or(0) as u64),
+            (
+                PerfMetric::UserKeyComparisonCount,
+                u64::from(found.is_some()),
+            ),
+        ]);
         if let (Some(stats), Some(started)) = (self.statistics(), started) {
             stats.add(Ticker::NumberKeysRead, 1);
             stats.add(Ticker::BytesRead, found.unwrap_or(0) as u64);

@@ -115,11 +115,16 @@ pub(crate) fn remove_logs(db_path: &Path, log_dir: Option<&Path>) -> io::Result<
 /// Whether `name` is a `LOG` file or a rolled one, for the database whose
 /// `LOG` is named `log_name`.
 fn is_log_file(name: &str, log_name: &str) -> bool {
-    name == log_name
-        || name
-            .strip_prefix(log_name)
-            .and_then(|rest| rest.strip_prefix(OLD_INFIX))
-            .is_some_and(|micros| micros.parse::<u64>().is_ok())
+    name == log_name || rolled_at(name, log_name).is_some()
+}
+
+/// The microseconds of a rolled `LOG` named `name`
+/// (`<log_name>.old.<microseconds>`).
+fn rolled_at(name: &str, log_name: &str) -> Option<u64> {
+    name.strip_prefix(log_name)?
+        .strip_prefix(OLD_INFIX)?
+        .parse()
+        .ok()
 }
 
 /// The directory and file name of the `LOG` of the database at `db_path`.
@@ -180,12 +185,10 @@ fn rolled_name(dir: &Path, name: &str) -> PathBuf {
 
 /// Deletes the oldest rolled files of `name` in `dir` beyond `keep`.
 fn prune(dir: &Path, name: &str, keep: usize) -> io::Result<()> {
-    let prefix = format!("{name}{OLD_INFIX}");
     let mut old: Vec<(u64, PathBuf)> = fs::read_dir(dir)?
         .flatten()
         .filter_map(|entry| {
-            let file_name = entry.file_name();
-            let micros = file_name.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
+            let micros = rolled_at(entry.file_name().to_str()?, name)?;
             Some((micros, entry.path()))
         })
         .collect();

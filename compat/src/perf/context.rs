@@ -37,16 +37,20 @@ pub fn set_perf_stats(lvl: PerfStatsLevel) {
     LEVEL.with(|level| level.set(lvl));
 }
 
-/// Adds `n` to `metric` of the calling thread, if its level counts.
-pub(crate) fn count(metric: PerfMetric, n: u64) {
+/// Adds each `(metric, n)` of `counts` for the calling thread, if its level
+/// counts (the level is read once).
+pub(crate) fn count(counts: &[(PerfMetric, u64)]) {
     let counting = LEVEL.with(|level| {
         let level = level.get() as i32;
         level >= PerfStatsLevel::EnableCount as i32 && level < PerfStatsLevel::OutOfBound as i32
     });
     if counting {
         COUNTERS.with(|c| {
-            let slot = &mut c.borrow_mut()[metric as usize];
-            *slot = slot.saturating_add(n);
+            let mut counters = c.borrow_mut();
+            for &(metric, n) in counts {
+                let slot = &mut counters[metric as usize];
+                *slot = slot.saturating_add(n);
+            }
         });
     }
 }
@@ -92,10 +96,10 @@ mod tests {
         let mut ctx = PerfContext::default();
         ctx.reset();
         set_perf_stats(PerfStatsLevel::Disable);
-        count(PerfMetric::GetReadBytes, 5);
+        count(&[(PerfMetric::GetReadBytes, 5)]);
         assert_eq!(ctx.metric(PerfMetric::GetReadBytes), 0);
         set_perf_stats(PerfStatsLevel::EnableCount);
-        count(PerfMetric::GetReadBytes, 5);
+        count(&[(PerfMetric::GetReadBytes, 5)]);
         assert_eq!(ctx.metric(PerfMetric::GetReadBytes), 5);
         assert_eq!(ctx.report(true), "get_read_bytes = 5, ");
         assert!(
