@@ -90,7 +90,11 @@ fuzz: fuzz-tool
 
 # The kill -9 soak, not part of `make test`: SOAK_CYCLES cycles of the crash
 # test (a child writes and is killed at a random moment, also while it
-# recovers; the parent reopens and checks every acknowledged batch).
+# recovers; the parent reopens and checks every acknowledged batch), then
+# SOAK_MIGRATE_KILLS kills of `alexdb-migrate copy` and of `export`, each
+# resumed and the result verified against the source.
 SOAK_CYCLES ?= 10000
+SOAK_MIGRATE_KILLS ?= 500
 soak:
 	ALEXDB_CRASH_CYCLES=$(SOAK_CYCLES) $(CARGO) test --profile ci -p alexdb-engine --test crash_kill9 -- crash_loop --nocapture
+	ALEXDB_MIGRATE_KILLS=$(SOAK_MIGRATE_KILLS) $(CARGO) test --profile ci -p alexdb-migrate --test kill_resume -- --nocapture

@@ -1,5 +1,7 @@
 //! A `copy` (and an `export`) SIGKILLed at random moments, then resumed
 //! with `--resume`, ends with exactly the source's content, verified.
+//! `ALEXDB_MIGRATE_KILLS` sets the kills per test (12 by default; `make
+//! soak` runs many more).
 
 mod common;
 
@@ -8,7 +10,13 @@ use std::time::{Duration, Instant};
 
 use common::{Rng, Spec, assert_same, cli, generate, read_alex, read_rocks, run_json, s};
 
-const KILLS: usize = 12;
+/// Kills that must hit a running child, per test.
+fn kills() -> usize {
+    std::env::var("ALEXDB_MIGRATE_KILLS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12)
+}
 
 fn seed() -> u64 {
     std::env::var("ALEXDB_MIGRATE_SEED")
@@ -52,16 +60,19 @@ fn timed(args: &[&str]) -> Duration {
     started.elapsed()
 }
 
-/// Kills `args` (which write `target`) at random moments until `KILLS`
+/// Kills `args` (which write `target`) at random moments until [`kills`]
 /// kills have hit a running child. A run that completes is checked against
 /// `reference` and the target is wiped, so every kill lands in real work.
 /// Finishes with a last `--resume`.
 fn kill_loop(args: &[&str], target: &Path, reference: &Path, full_run: Duration, rng: &mut Rng) {
-    let span = (full_run.as_micros() as u64 / 3).max(1);
+    // Up to a whole run: kills land in open, recovery, copying and
+    // verifying; a run that completes first starts over on a fresh target.
+    let span = (full_run.as_micros() as u64).max(1);
+    let kills = kills();
     let (mut hits, mut attempts, mut completed) = (0, 0, 0);
-    while hits < KILLS {
+    while hits < kills {
         attempts += 1;
-        assert!(attempts < 20 * KILLS, "too few kills hit a running child");
+        assert!(attempts < 20 * kills, "too few kills hit a running child");
         let delay = Duration::from_micros(rng.below(span));
         let alive = run_and_kill(args, delay);
         hits += usize::from(alive);
