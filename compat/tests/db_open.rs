@@ -57,10 +57,65 @@ fn error_if_exists_refuses_an_existing_database() {
     );
 }
 
+/// In the same process RocksDB names the holder: "lock hold by current
+/// process, acquire time <secs> acquiring thread <id>".
 #[test]
 fn a_second_open_fails_on_the_lock_and_succeeds_after_close() {
     let (_dir, path) = fresh();
     let db = DB::open_default(&path).unwrap();
+    for second in [
+        DB::open_default(&path).unwrap_err(),
+        DB::open_default(path.join(".")).unwrap_err(),
+        DB::destroy(&Options::default(), &path).unwrap_err(),
+    ] {
+        assert_eq!(second.kind(), ErrorKind::IOError);
+        let text = second.to_string();
+        assert!(
+            text.starts_with("IO error: lock hold by current process, acquire time "),
+            "{text}"
+        );
+        assert!(text.contains(" acquiring thread "), "{text}");
+        assert!(text.ends_with("/LOCK: No locks available"), "{text}");
+    }
+    drop(db);
+    DB::open_default(&path).unwrap();
+}
+
+const LOCK_HOLDER_ENV: &str = "ALEXDB_TEST_LOCK_HOLDER";
+const LOCK_HELD: &str = "lock-held-by-child";
+
+/// Another process holding the database gets RocksDB's `flock` message.
+/// The child is this test binary, rerun for this test with the database's
+/// path in `LOCK_HOLDER_ENV`: it opens the database and holds it until its
+/// standard input closes.
+#[test]
+fn an_open_in_another_process_fails_on_the_lock() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command, Stdio};
+    if let Ok(held) = std::env::var(LOCK_HOLDER_ENV) {
+        let _db = DB::open_default(&held).unwrap();
+        println!("{LOCK_HELD}");
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        return;
+    }
+    let (_dir, path) = fresh();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "an_open_in_another_process_fails_on_the_lock",
+            "--nocapture",
+        ])
+        .env(LOCK_HOLDER_ENV, &path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(LOCK_HELD) {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "the child ended");
+    }
     let err = DB::open_default(&path).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::IOError);
     assert_eq!(
@@ -70,8 +125,34 @@ fn a_second_open_fails_on_the_lock_and_succeeds_after_close() {
             path.display()
         )
     );
-    drop(db);
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
     DB::open_default(&path).unwrap();
+}
+
+/// RocksDB allows a second open, in the same process, of a database whose
+/// directory was renamed while open (its in-process table is keyed by
+/// path): `cita-database`'s `test_restore` renames an open database into
+/// place and opens it. The two handles share the lock until both close.
+#[test]
+fn a_database_renamed_while_open_opens_at_its_new_path() {
+    let (dir, old) = fresh();
+    let first = DB::open_default(&old).unwrap();
+    first.put(b"k", b"v").unwrap();
+    let new = dir.path().join("renamed");
+    std::fs::rename(&old, &new).unwrap();
+    let second = DB::open_default(&new).unwrap();
+    assert_eq!(second.get(b"k").unwrap(), Some(b"v".to_vec()));
+    let again = DB::open_default(&new).unwrap_err();
+    assert!(again.to_string().contains("lock hold by current process"));
+    drop(first);
+    assert!(
+        DB::open_default(&new).is_err(),
+        "the second handle holds it"
+    );
+    drop(second);
+    let db = DB::open_default(&new).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! The database handle: open, write, read, snapshot, iterate, compact.
 
-use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
@@ -10,6 +9,7 @@ use arc_swap::ArcSwap;
 use crate::batch::{WriteBatch, check_key};
 use crate::checkpoint::{self, CheckpointFile};
 use crate::compaction::{self, Compactor};
+use crate::dir_lock::{self, DirLock, LOCK_FILE, LockError};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::file_hold::FileHold;
@@ -38,9 +38,6 @@ use crate::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
 use crate::stats::Stats;
 use crate::write_conflicts::{self, WatchedKey};
 use crate::write_queue;
-
-/// Name of the lock file inside the database directory.
-pub const LOCK_FILE: &str = "LOCK";
 
 /// An open database. `Send + Sync`: share it between threads with `Arc`.
 ///
@@ -586,20 +583,21 @@ fn prepare_dir(dir: &Path, options: &Options) -> Result<bool> {
     Ok(false)
 }
 
-/// Takes the exclusive lock on the directory.
-fn lock_dir(dir: &Path) -> Result<File> {
+/// Takes the exclusive lock on the directory (see `dir_lock`).
+fn lock_dir(dir: &Path) -> Result<DirLock> {
     let path: PathBuf = dir.join(LOCK_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(path)),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
-    }
+    dir_lock::acquire(dir).map_err(|e| match e {
+        LockError::Io(e) => Error::io(&path, e),
+        LockError::HeldElsewhere => Error::Locked(path),
+        LockError::HeldHere {
+            acquired_unix_secs,
+            thread,
+        } => Error::LockedHere {
+            path,
+            acquired_unix_secs,
+            thread,
+        },
+    })
 }
 
 /// Recovers the database at `dir` read-only (see [`Db::open_read_only`]).
@@ -619,7 +617,7 @@ fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
 fn build_shared(
     dir: PathBuf,
     options: Options,
-    lock: Option<File>,
+    lock: Option<DirLock>,
     mut manifest: Manifest,
     r: Recovered,
 ) -> Result<Shared> {

@@ -35,9 +35,22 @@ pub enum Error {
     /// The database exists and `error_if_exists` is on.
     #[error("database {0} already exists (error_if_exists is true)")]
     AlreadyExists(PathBuf),
-    /// Another handle (in this or another process) holds the database lock.
-    #[error("lock {0}: the database is already open in another handle or process")]
+    /// Another process holds the database lock.
+    #[error("lock {0}: the database is already open in another process")]
     Locked(PathBuf),
+    /// Another handle of this process holds the database lock (see
+    /// [`crate::dir_lock`]).
+    #[error(
+        "lock {path}: the database is already open in this process (since {acquired_unix_secs}, by thread {thread})"
+    )]
+    LockedHere {
+        /// The lock file.
+        path: PathBuf,
+        /// When the holder took it, in seconds since the Unix epoch.
+        acquired_unix_secs: u64,
+        /// The number of the thread that took it.
+        thread: u64,
+    },
     /// An earlier write or fsync failed; the handle refuses writes until the
     /// database is reopened, because a failed fsync cannot be retried safely.
     #[error("the database refuses writes after an earlier I/O failure: {0}; reopen it to recover")]

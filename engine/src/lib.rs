@@ -26,6 +26,7 @@ mod batch_plan;
 pub mod checkpoint;
 mod compaction;
 mod db;
+pub mod dir_lock;
 mod durable;
 pub mod error;
 mod file_hold;
@@ -58,7 +59,8 @@ mod write_queue;
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;
-pub use db::{Db, LOCK_FILE};
+pub use db::Db;
+pub use dir_lock::LOCK_FILE;
 pub use error::{Error, Result};
 pub use file_hold::FileHold;
 pub use iter::{Cursor, Entry, KeyRange};

@@ -1,7 +1,6 @@
 //! The state one open database shares between its handle, its snapshots,
 //! its iterators and its compaction thread.
 
-use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -51,7 +50,7 @@ pub(crate) struct Shared {
     pub checkpoint_mark: Mutex<Option<crate::index_save::CheckpointMark>>,
     /// The exclusive lock on the directory, held while the database is open;
     /// `None` for a read-only handle, which takes no lock.
-    pub _lock_file: Option<File>,
+    pub _lock_file: Option<crate::dir_lock::DirLock>,
     /// Opened read-only (see `follower.rs`): every write is refused.
     pub read_only: bool,
 }

@@ -33,7 +33,7 @@ fn second_open_is_refused_with_the_lock_path() {
     let _db = Db::open(dir.path(), Options::default()).unwrap();
     let err = Db::open(dir.path(), Options::default()).unwrap_err();
     match &err {
-        Error::Locked(path) => assert!(path.ends_with("LOCK")),
+        Error::LockedHere { path, .. } => assert!(path.ends_with("LOCK")),
         other => panic!("{other}"),
     }
     assert!(err.to_string().contains(&dir.path().display().to_string()));

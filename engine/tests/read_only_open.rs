@@ -69,7 +69,7 @@ fn opens_beside_a_primary_and_reads_what_it_wrote() {
     // The primary's lock is untouched: a second primary is still refused.
     assert!(matches!(
         Db::open(dir.path(), quiet_options()),
-        Err(Error::Locked(_))
+        Err(Error::LockedHere { .. })
     ));
 }
 

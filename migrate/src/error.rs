@@ -168,7 +168,7 @@ impl MigrateError {
                     source: E::Io { path: file, source },
                 },
             },
-            E::Locked(_) => MigrateError::InUse {
+            E::Locked(_) | E::LockedHere { .. } => MigrateError::InUse {
                 path: path.to_path_buf(),
                 holder: None,
             },

@@ -19,6 +19,16 @@ pub(crate) fn lock_error(lock_path: &Path) -> Error {
     ))
 }
 
+/// RocksDB's message for a lock this process already holds through the
+/// same path.
+pub(crate) fn held_here_error(lock_path: &Path, acquired_unix_secs: u64, thread: u64) -> Error {
+    Error::io(format_args!(
+        "lock hold by current process, acquire time {acquired_unix_secs} acquiring thread \
+         {thread}: {}: No locks available",
+        lock_path.display()
+    ))
+}
+
 /// RocksDB's message for opening a missing database without `create_if_missing`.
 pub(crate) fn missing_db_error(dir: &Path) -> Error {
     Error::invalid_argument(format_args!(
@@ -36,6 +46,11 @@ pub(crate) fn from_engine(error: EngineError) -> Error {
 pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
     match error {
         EngineError::Locked(lock_path) => lock_error(lock_path),
+        EngineError::LockedHere {
+            path,
+            acquired_unix_secs,
+            thread,
+        } => held_here_error(path, *acquired_unix_secs, *thread),
         EngineError::NotFound(dir) => missing_db_error(dir),
         EngineError::AlreadyExists(dir) => Error::invalid_argument(format_args!(
             "{}: exists (error_if_exists is true)",

@@ -16,18 +16,19 @@
 //! lock".
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use alexdb_engine::dir_lock::{self, DirLock, LockError};
 use alexdb_engine::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
 use alexdb_engine::io::{FileSystem, StdFileSystem};
 use alexdb_engine::keyspace::{MANIFEST_FILE, read_manifest};
 use alexdb_engine::{Db, LOCK_FILE};
 
 use super::core::{Core, FamilyInfo};
-use super::errors::{IntoRocks, lock_error};
+use super::errors::{IntoRocks, held_here_error, lock_error};
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
 use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
 
@@ -418,7 +419,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             return Ok(());
         }
         let lock_path = dir.join(LOCK_FILE);
-        let lock = take_lock(&lock_path)?;
+        let lock = take_lock(dir)?;
         crate::info_log::remove_logs(dir, opts.db_log_dir.as_deref())
             .map_err(|e| Error::io(format_args!("While deleting the LOG files: {e}")))?;
         let names = fs::read_dir(dir)
@@ -574,24 +575,17 @@ fn open_families(
 }
 
 /// Takes the database lock as `open` would, for `destroy`.
-fn take_lock(lock_path: &Path) -> Result<File, Error> {
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(lock_path)
-        .map_err(|e| {
-            Error::io(format_args!(
-                "While open a file for lock: {}: {e}",
-                lock_path.display()
-            ))
-        })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(lock_error(lock_path)),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(format_args!(
+fn take_lock(dir: &Path) -> Result<DirLock, Error> {
+    let lock_path = dir.join(LOCK_FILE);
+    dir_lock::acquire(dir).map_err(|e| match e {
+        LockError::Io(e) => Error::io(format_args!(
             "While lock file: {}: {e}",
             lock_path.display()
-        ))),
-    }
+        )),
+        LockError::HeldElsewhere => lock_error(&lock_path),
+        LockError::HeldHere {
+            acquired_unix_secs,
+            thread,
+        } => held_here_error(&lock_path, acquired_unix_secs, thread),
+    })
 }

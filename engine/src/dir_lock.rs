@@ -1,0 +1,215 @@
+//! The directory lock: one writing handle per database directory.
+//!
+//! Across processes it is an exclusive `flock` on the directory's `LOCK`
+//! file. Within this process a table of the locks held, keyed by the `LOCK`
+//! file's device and inode, decides, with RocksDB's rule: a second lock of
+//! a directory still reachable at the path it was locked by fails
+//! ([`LockError::HeldHere`], naming when and by which thread it was taken);
+//! a lock through a new path after the directory was renamed away from the
+//! old one succeeds, and shares the held lock (RocksDB keys its table by
+//! path, and its `fcntl` lock does not conflict within a process). Unlike
+//! RocksDB's `fcntl` lock, which the first close of any descriptor of the
+//! file drops, the shared lock is held until its last holder lets go.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Name of the lock file in a database directory.
+pub const LOCK_FILE: &str = "LOCK";
+
+/// Why a lock was not taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// Opening or locking the file failed.
+    Io(io::Error),
+    /// Another process holds the lock.
+    HeldElsewhere,
+    /// A handle of this process holds the lock, taken through this path.
+    HeldHere {
+        /// When it was taken, in seconds since the Unix epoch.
+        acquired_unix_secs: u64,
+        /// The number of the thread that took it (see [`thread_number`]).
+        thread: u64,
+    },
+}
+
+/// The exclusive lock on a database directory; released when the last
+/// `DirLock` sharing it is dropped.
+#[derive(Debug)]
+pub struct DirLock {
+    held: Arc<Held>,
+    /// The directory's canonical path when this holder took the lock.
+    dir: PathBuf,
+}
+
+/// One `flock` and who holds it.
+#[derive(Debug)]
+struct Held {
+    file: File,
+    inode: Inode,
+    acquired_unix_secs: u64,
+    thread: u64,
+    /// The canonical directory path of every holder.
+    dirs: Mutex<Vec<PathBuf>>,
+}
+
+type Inode = (u64, u64);
+
+fn table() -> MutexGuard<'static, HashMap<Inode, Weak<Held>>> {
+    static TABLE: OnceLock<Mutex<HashMap<Inode, Weak<Held>>>> = OnceLock::new();
+    TABLE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Takes the lock on the database directory `dir` (which must exist),
+/// creating its `LOCK` file if missing.
+pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
+    let path = dir.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(LockError::Io)?;
+    let meta = file.metadata().map_err(LockError::Io)?;
+    let inode = (meta.dev(), meta.ino());
+    let canonical = std::fs::canonicalize(dir).map_err(LockError::Io)?;
+    let mut table = table();
+    if let Some(held) = table.get(&inode).and_then(Weak::upgrade) {
+        // `share` may drop the last strong reference, whose drop takes the
+        // table.
+        drop(table);
+        return share(held, canonical);
+    }
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(LockError::HeldElsewhere),
+        Err(std::fs::TryLockError::Error(e)) => return Err(LockError::Io(e)),
+    }
+    let held = Arc::new(Held {
+        file,
+        inode,
+        acquired_unix_secs: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        thread: thread_number(),
+        dirs: Mutex::new(vec![canonical.clone()]),
+    });
+    table.insert(inode, Arc::downgrade(&held));
+    Ok(DirLock {
+        held,
+        dir: canonical,
+    })
+}
+
+/// A lock this process holds on the same file: refused while a holder's
+/// path still leads to it, shared once the directory has moved away from
+/// every holder's path.
+fn share(held: Arc<Held>, canonical: PathBuf) -> Result<DirLock, LockError> {
+    let mut dirs = held.dirs.lock().unwrap_or_else(|e| e.into_inner());
+    let still_there = dirs.iter().any(|d| lock_inode(d) == Some(held.inode));
+    if still_there {
+        return Err(LockError::HeldHere {
+            acquired_unix_secs: held.acquired_unix_secs,
+            thread: held.thread,
+        });
+    }
+    dirs.push(canonical.clone());
+    drop(dirs);
+    Ok(DirLock {
+        held,
+        dir: canonical,
+    })
+}
+
+/// The device and inode of `dir`'s lock file, if there is one.
+fn lock_inode(dir: &Path) -> Option<Inode> {
+    let meta = std::fs::metadata(dir.join(LOCK_FILE)).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let mut dirs = self.held.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = dirs.iter().position(|d| *d == self.dir) {
+            dirs.swap_remove(i);
+        }
+    }
+}
+
+impl Drop for Held {
+    /// Unlocks while the table is locked, so that a lock taken right after
+    /// the last holder let go never meets the `flock` still held.
+    fn drop(&mut self) {
+        let mut table = table();
+        let _ = self.file.unlock();
+        if table
+            .get(&self.inode)
+            .is_some_and(|w| w.strong_count() == 0)
+        {
+            table.remove(&self.inode);
+        }
+    }
+}
+
+/// A number naming the calling thread for lock messages: threads are
+/// numbered in the order they first ask.
+pub fn thread_number() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static NUMBER: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    NUMBER.with(|n| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_through_the_same_path_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = acquire(dir.path()).unwrap();
+        let again = acquire(dir.path()).unwrap_err();
+        assert!(matches!(again, LockError::HeldHere { .. }), "{again:?}");
+        // Another spelling of the same path is the same directory.
+        let dotted = dir.path().join(".");
+        assert!(matches!(
+            acquire(&dotted).unwrap_err(),
+            LockError::HeldHere { .. }
+        ));
+        drop(first);
+        acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_renamed_directory_shares_the_lock_until_its_last_holder_lets_go() {
+        let base = tempfile::tempdir().unwrap();
+        let (old, new) = (base.path().join("old"), base.path().join("new"));
+        std::fs::create_dir(&old).unwrap();
+        let first = acquire(&old).unwrap();
+        std::fs::rename(&old, &new).unwrap();
+        let second = acquire(&new).unwrap();
+        assert!(matches!(
+            acquire(&new).unwrap_err(),
+            LockError::HeldHere { .. }
+        ));
+        drop(first);
+        // The flock is still held: another open file description is refused.
+        let other = File::open(new.join(LOCK_FILE)).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(second);
+        other.try_lock().unwrap();
+    }
+}
