@@ -69,6 +69,29 @@ fn table() -> MutexGuard<'static, HashMap<Inode, Weak<Held>>> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
+/// The table and the live holder of `inode`, if any, once that holder is
+/// not halfway through letting go (its last reference dropped, its `flock`
+/// not yet released): a database closed by one thread while another opens
+/// it is then either still open or fully closed.
+fn table_and_holder(
+    inode: Inode,
+) -> (
+    MutexGuard<'static, HashMap<Inode, Weak<Held>>>,
+    Option<Arc<Held>>,
+) {
+    loop {
+        let table = table();
+        match table.get(&inode).map(Weak::upgrade) {
+            Some(None) => {
+                drop(table);
+                std::thread::yield_now();
+            }
+            Some(held) => return (table, held),
+            None => return (table, None),
+        }
+    }
+}
+
 /// Takes the lock on the database directory `dir` (which must exist),
 /// creating its `LOCK` file if missing.
 pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
@@ -82,8 +105,8 @@ pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
     let meta = file.metadata().map_err(LockError::Io)?;
     let inode = (meta.dev(), meta.ino());
     let canonical = std::fs::canonicalize(dir).map_err(LockError::Io)?;
-    let mut table = table();
-    if let Some(held) = table.get(&inode).and_then(Weak::upgrade) {
+    let (mut table, holder) = table_and_holder(inode);
+    if let Some(held) = holder {
         // `share` may drop the last strong reference, whose drop takes the
         // table.
         drop(table);
@@ -211,5 +234,28 @@ mod tests {
         ));
         drop(second);
         other.try_lock().unwrap();
+    }
+
+    #[test]
+    fn a_lock_let_go_in_one_thread_is_never_taken_for_another_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..2_000 {
+                        match acquire(&path) {
+                            Ok(lock) => drop(lock),
+                            Err(LockError::HeldHere { .. }) => {}
+                            Err(other) => panic!("{other:?}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
     }
 }
