@@ -61,7 +61,10 @@ struct Held {
 
 type Inode = (u64, u64);
 
-fn table() -> MutexGuard<'static, HashMap<Inode, Weak<Held>>> {
+/// The locks this process holds, by lock file.
+type Table = MutexGuard<'static, HashMap<Inode, Weak<Held>>>;
+
+fn table() -> Table {
     static TABLE: OnceLock<Mutex<HashMap<Inode, Weak<Held>>>> = OnceLock::new();
     TABLE
         .get_or_init(Default::default)
@@ -73,12 +76,7 @@ fn table() -> MutexGuard<'static, HashMap<Inode, Weak<Held>>> {
 /// not halfway through letting go (its last reference dropped, its `flock`
 /// not yet released): a database closed by one thread while another opens
 /// it is then either still open or fully closed.
-fn table_and_holder(
-    inode: Inode,
-) -> (
-    MutexGuard<'static, HashMap<Inode, Weak<Held>>>,
-    Option<Arc<Held>>,
-) {
+fn table_and_holder(inode: Inode) -> (Table, Option<Arc<Held>>) {
     loop {
         let table = table();
         match table.get(&inode).map(Weak::upgrade) {
