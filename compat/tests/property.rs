@@ -101,6 +101,26 @@ fn live_data_size_is_per_column_family() {
     assert!(default > 0 && default < family, "{default} vs {family}");
 }
 
+/// Regression from a real project's suite (ethrex-storage flushes a
+/// column family after many range deletes and waits for its SST bytes): a
+/// family holding only range deletes holds their records, so its byte
+/// figures are not 0.
+#[test]
+fn a_family_of_range_deletes_has_bytes() {
+    let (_dir, db) = open_with_cf();
+    db.put(b"k", vec![1u8; 100]).unwrap();
+    let cf = db.cf_handle("cf").unwrap();
+    let cf_size_of = |name| db.property_int_value_cf(&cf, name).unwrap().unwrap();
+    assert_eq!(cf_size_of(properties::LIVE_SST_FILES_SIZE), 0);
+    for end in 1u64..=100 {
+        db.delete_range_cf(&cf, 0u64.to_be_bytes(), end.to_be_bytes())
+            .unwrap();
+    }
+    db.flush_cf(&cf).unwrap();
+    assert!(cf_size_of(properties::LIVE_SST_FILES_SIZE) > 0);
+    assert!(cf_size_of(properties::TOTAL_SST_FILES_SIZE) > 0);
+}
+
 #[test]
 fn stats_is_text_mentioning_stats() {
     let (_dir, db) = open_with_cf();

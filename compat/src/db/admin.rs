@@ -235,13 +235,16 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     }
 
     /// `bytes` of the whole database apportioned to column family `cf` by
-    /// its share of the live keys of every column family (0 if none has any).
+    /// its share of the live keys and range deletes of every column family
+    /// (0 if none has any): a family holding only range deletes holds their
+    /// records, as RocksDB's SST files hold range tombstones.
     fn family_share(&self, cf: u32, bytes: u64) -> Result<u64, Error> {
         let engine = &self.core().engine;
         let ids: Vec<u32> = self.core().families().keys().copied().collect();
         let (mut mine, mut total) = (0u64, 0u64);
         for id in ids {
-            let keys = engine.live_keys(KeyspaceId(id)).rocks()?;
+            let ks = KeyspaceId(id);
+            let keys = engine.live_keys(ks).rocks()? + engine.live_range_deletes(ks).rocks()?;
             total += keys;
             if id == cf {
                 mine = keys;
