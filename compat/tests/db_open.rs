@@ -248,3 +248,32 @@ fn open_with_ttl_keeps_every_entry() {
     db.put(b"k", b"v").unwrap();
     assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
 }
+
+/// Regression from a real project's suite (ethrex-storage keeps a
+/// `metadata.json` in its database directory): RocksDB creates a database
+/// beside a program's own files and leaves them alone; without
+/// `create_if_missing` it reports the missing `CURRENT`.
+#[test]
+fn a_database_is_created_beside_a_programs_own_files() {
+    let (_dir, path) = fresh();
+    std::fs::create_dir(&path).unwrap();
+    std::fs::write(path.join("metadata.json"), b"{}").unwrap();
+    let err = DB::open(&Options::default(), &path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "Invalid argument: {}/CURRENT: does not exist (create_if_missing is false)",
+            path.display()
+        )
+    );
+    {
+        let db = DB::open_default(&path).unwrap();
+        db.put(b"k", b"v").unwrap();
+    }
+    // A numbered `.log` of the program's own, written after creation, does
+    // not make the database look like RocksDB's.
+    std::fs::write(path.join("000001.log"), b"the program's log").unwrap();
+    let db = DB::open_default(&path).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
+    assert_eq!(std::fs::read(path.join("metadata.json")).unwrap(), b"{}");
+}

@@ -48,12 +48,24 @@ fn every_open_names_a_rocksdb_directory_and_changes_nothing() {
     assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
 }
 
+/// As the real crate does, a database is created beside other files.
 #[test]
-fn a_directory_of_other_files_is_still_not_a_database() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    let err = DB::open(&opts, dir.path()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+fn a_directory_of_other_files_gets_a_database_beside_them() {
+    for real in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
+        if real {
+            let mut opts = ::rocksdb::Options::default();
+            opts.create_if_missing(true);
+            let db = ::rocksdb::DB::open(&opts, dir.path()).unwrap();
+            db.put(b"k", b"v").unwrap();
+        } else {
+            let mut opts = Options::default();
+            opts.create_if_missing(true);
+            let db = DB::open(&opts, dir.path()).unwrap();
+            db.put(b"k", b"v").unwrap();
+        }
+        let notes = std::fs::read(dir.path().join("notes.txt")).unwrap();
+        assert_eq!(notes, b"hello", "real rocksdb: {real}");
+    }
 }

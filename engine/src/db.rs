@@ -14,6 +14,7 @@ use crate::durable;
 use crate::error::{Error, Result};
 use crate::file_hold::FileHold;
 use crate::follower::{self, Followed};
+use crate::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
@@ -460,6 +461,14 @@ impl Db {
         Ok(keyspace_of(&self.shared(), keyspace)?.live_keys())
     }
 
+    /// The number of range deletes of `keyspace` still held (compaction
+    /// drops one once nothing older than it remains under its range).
+    pub fn live_range_deletes(&self, keyspace: KeyspaceId) -> Result<u64> {
+        Ok(keyspace_of(&self.shared(), keyspace)?
+            .range_tombstones()
+            .len() as u64)
+    }
+
     /// Reads every record of every segment and checks its checksum, and
     /// that every segment but the active one ends with its seal.
     pub fn verify(&self) -> Result<()> {
@@ -544,8 +553,18 @@ impl Drop for Db {
     }
 }
 
+/// Whether `name` is a file only a database writes beside its MANIFEST:
+/// a segment, the index checkpoint or a prepared transaction.
+fn is_database_file(name: &str) -> bool {
+    crate::segment::parse_file_name(name).is_some()
+        || name == INDEX_FILE
+        || name == INDEX_TMP_FILE
+        || name.starts_with(crate::prepared::PREPARED_PREFIX)
+}
+
 /// Checks what is at `dir`: returns whether a database exists there.
-/// Changes nothing on disk unless a new database is to be created.
+/// Changes nothing on disk unless a new database is to be created (beside
+/// whatever other files the directory holds).
 fn prepare_dir(dir: &Path, options: &Options) -> Result<bool> {
     let fs = &options.file_system;
     match std::fs::metadata(dir) {
@@ -563,14 +582,15 @@ fn prepare_dir(dir: &Path, options: &Options) -> Result<bool> {
                 }
                 return Ok(true);
             }
-            let foreign = names
-                .iter()
-                .find(|n| *n != LOCK_FILE && *n != "MANIFEST.tmp");
-            if let Some(name) = foreign {
-                return Err(Error::NotADatabase {
-                    path: dir.to_path_buf(),
-                    reason: format!("the directory holds {name:?} but no {MANIFEST_FILE}"),
-                });
+            // Other files may share the directory (a program's own, as
+            // RocksDB allows); a database file without the MANIFEST is a
+            // database that lost it, never a place to create a new one.
+            if let Some(name) = names.iter().find(|n| is_database_file(n)) {
+                return Err(Error::corruption(
+                    dir.join(MANIFEST_FILE),
+                    0,
+                    format!("missing, but the directory holds the database file {name}"),
+                ));
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

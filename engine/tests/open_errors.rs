@@ -14,17 +14,60 @@ fn a_file_is_not_a_database() {
     assert_eq!(std::fs::read(&file).unwrap(), b"hello");
 }
 
-#[test]
-fn a_foreign_directory_is_not_a_database_and_is_left_untouched() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("CURRENT"), b"MANIFEST-000001\n").unwrap();
-    let err = Db::open(dir.path(), Options::default()).unwrap_err();
-    assert!(matches!(err, Error::NotADatabase { .. }), "{err}");
-    let names: Vec<_> = std::fs::read_dir(dir.path())
+fn names_in(dir: &std::path::Path) -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(names, vec![std::ffi::OsString::from("CURRENT")]);
+    names.sort();
+    names
+}
+
+/// Regression from a real project's suite (ethrex-storage writes its
+/// `metadata.json` into the directory before opening the database): as in
+/// RocksDB, a database is created beside other files, which stay as they
+/// were; without `create_if_missing` the directory is left untouched.
+#[test]
+fn a_database_is_created_beside_other_files_and_leaves_them_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("metadata.json"), b"{\"v\":1}").unwrap();
+    let absent = Options {
+        create_if_missing: false,
+        ..Options::default()
+    };
+    let err = Db::open(dir.path(), absent).unwrap_err();
+    assert!(matches!(err, Error::NotFound(_)), "{err}");
+    assert_eq!(names_in(dir.path()), ["metadata.json"]);
+    {
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        db.put(ks, b"k", b"v", &Default::default()).unwrap();
+    }
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    assert_eq!(db.get_copied(ks, b"k").unwrap().as_deref(), Some(&b"v"[..]));
+    let json = std::fs::read(dir.path().join("metadata.json")).unwrap();
+    assert_eq!(json, b"{\"v\":1}");
+}
+
+/// A database that lost its MANIFEST is never taken for an empty directory:
+/// a new database there would reuse its segments' names.
+#[test]
+fn database_files_without_a_manifest_are_corruption_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        db.put(ks, b"k", b"v", &Default::default()).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let before = names_in(dir.path());
+    let err = Db::open(dir.path(), Options::default()).unwrap_err();
+    match &err {
+        Error::Corruption { file, .. } => assert!(file.ends_with("MANIFEST"), "{err}"),
+        other => panic!("{other}"),
+    }
+    assert_eq!(names_in(dir.path()), before);
 }
 
 #[test]

@@ -343,15 +343,16 @@ where
                     "Failed to create RocksDB directory: `{e:?}`."
                 )));
             }
-            let engine = match Db::open(path, engine_options(opts, access)) {
-                Err(e @ alexdb_engine::Error::NotADatabase { .. }) => {
-                    return Err(match super::rocksdb_dir::rocksdb_file(path) {
-                        Some(file) => super::rocksdb_dir::not_alexdb(path, &file),
-                        None => super::errors::from_engine(e),
-                    });
-                }
-                other => other.rocks()?,
-            };
+            // The engine creates a database beside files it does not know,
+            // as RocksDB does; a directory without AlexDB's MANIFEST that
+            // holds a RocksDB database's files is refused first, so that
+            // it is never taken for such a directory.
+            if !path.join(MANIFEST_FILE).exists()
+                && let Some(file) = super::rocksdb_dir::rocksdb_file(path)
+            {
+                return Err(super::rocksdb_dir::not_alexdb(path, &file));
+            }
+            let engine = Db::open(path, engine_options(opts, access)).rocks()?;
             check_all_named(&engine, &cfs)?;
             engine
         }
