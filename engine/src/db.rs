@@ -555,7 +555,7 @@ impl Drop for Db {
 
 /// Whether `name` is a file only a database writes beside its MANIFEST:
 /// a segment, the index checkpoint or a prepared transaction.
-fn is_database_file(name: &str) -> bool {
+pub fn is_database_file(name: &str) -> bool {
     crate::segment::parse_file_name(name).is_some()
         || name == INDEX_FILE
         || name == INDEX_TMP_FILE

@@ -59,7 +59,7 @@ mod write_queue;
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;
-pub use db::Db;
+pub use db::{Db, is_database_file};
 pub use dir_lock::LOCK_FILE;
 pub use error::{Error, Result};
 pub use file_hold::FileHold;

@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alexdb_engine::dir_lock::{self, DirLock, LockError};
-use alexdb_engine::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
 use alexdb_engine::io::{FileSystem, StdFileSystem};
 use alexdb_engine::keyspace::{MANIFEST_FILE, read_manifest};
 use alexdb_engine::{Db, LOCK_FILE};
@@ -430,11 +429,8 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let name = name.to_string_lossy();
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
-                || name == INDEX_FILE
-                || name == INDEX_TMP_FILE
-                || name.starts_with(alexdb_engine::PREPARED_PREFIX)
                 || name == crate::identity::IDENTITY_FILE
-                || alexdb_engine::segment::parse_file_name(&name).is_some();
+                || alexdb_engine::is_database_file(&name);
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {
                     Error::io(format_args!(
