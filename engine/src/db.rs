@@ -1,7 +1,7 @@
 //! The database handle: open, write, read, snapshot, iterate, compact.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
@@ -523,6 +523,11 @@ impl Db {
             writes: s.counters.writes.load(Ordering::Relaxed),
             keys_written: s.counters.keys_written.load(Ordering::Relaxed),
             compactions: s.counters.compactions.load(Ordering::Relaxed),
+            key_order_passes: s.counters.key_order_passes.load(Ordering::Relaxed),
+            log_segments: table
+                .iter()
+                .filter(|x| x.kind() == SegmentKind::Log)
+                .count() as u64,
             bytes_reclaimed: s.counters.bytes_reclaimed.load(Ordering::Relaxed),
             compaction_errors: s.counters.compaction_errors.load(Ordering::Relaxed),
             snapshots_open: s.snapshots.open_count() as u64,
@@ -685,6 +690,7 @@ fn build_shared(
         visible_seq: AtomicU64::new(r.last_seq),
         next_segment_id: next_id,
         writer: Mutex::new(Writer::new(active, next_seq, manifest)),
+        writer_waiters: AtomicUsize::new(0),
         write_queue: Default::default(),
         sync: Mutex::default(),
         poison: OnceLock::new(),

@@ -32,6 +32,14 @@ pub struct Options {
     /// A sealed segment whose dead bytes exceed this fraction of its size is
     /// rewritten by compaction. Default: `0.5`.
     pub compaction_dead_ratio: f64,
+    /// Compaction also puts sealed log segments in key order, merged with
+    /// key-ordered runs no larger than what is merged so far, into runs of
+    /// at most this many live bytes, so that scans and seeks over data that
+    /// was written once read neighbouring records together. Each record is
+    /// rewritten about log2(this / `segment_bytes`) times at most. 0 leaves
+    /// log segments in log order until their dead bytes call for compaction.
+    /// Default: 128 MiB.
+    pub key_order_run_bytes: u64,
     /// Run compaction on a background thread whenever a segment is sealed.
     /// Default: `true`. With `false`, only [`crate::Db::compact`] compacts.
     pub background_compaction: bool,
@@ -48,6 +56,7 @@ impl Default for Options {
             error_if_exists: false,
             segment_bytes: 32 << 20,
             compaction_dead_ratio: 0.5,
+            key_order_run_bytes: 128 << 20,
             background_compaction: true,
             verify_checksums: true,
             file_system: Arc::new(StdFileSystem),
@@ -62,6 +71,7 @@ impl fmt::Debug for Options {
             .field("error_if_exists", &self.error_if_exists)
             .field("segment_bytes", &self.segment_bytes)
             .field("compaction_dead_ratio", &self.compaction_dead_ratio)
+            .field("key_order_run_bytes", &self.key_order_run_bytes)
             .field("background_compaction", &self.background_compaction)
             .field("verify_checksums", &self.verify_checksums)
             .finish_non_exhaustive()

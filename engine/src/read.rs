@@ -83,11 +83,11 @@ impl KeyResolver for TableResolver<'_> {
 /// `missed`, if the table has no such record.
 pub(crate) fn key_in<'t>(table: &'t SegmentTable, payload: u64, missed: &Cell<bool>) -> &'t [u8] {
     let loc = Location(payload);
-    let found = table
+    match table
         .get(loc.segment())
-        .and_then(|s| s.record_at(loc.offset(), false).ok());
-    match found {
-        Some(record) => record.key,
+        .and_then(|s| s.key_at(loc.offset()))
+    {
+        Some(key) => key,
         None => {
             missed.set(true);
             &[]

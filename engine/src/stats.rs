@@ -25,6 +25,12 @@ pub struct Stats {
     pub keys_written: u64,
     /// Compactions run since open.
     pub compactions: u64,
+    /// Of those, the passes that put sealed log segments in key order or
+    /// merged key-ordered runs (see `Options::key_order_run_bytes`).
+    pub key_order_passes: u64,
+    /// Segments whose records lie in log (write) order: the active segment
+    /// and sealed log segments not yet put in key order.
+    pub log_segments: u64,
     /// Bytes freed by compaction since open.
     pub bytes_reclaimed: u64,
     /// Compaction passes that failed since open.

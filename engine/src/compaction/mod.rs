@@ -25,11 +25,13 @@ use crate::error::Result;
 use crate::shared::Shared;
 
 pub(crate) use apply_ranges::apply_range_tombstones;
-pub(crate) use plan::{Plan, plan};
+pub(crate) use plan::{Plan, plan, plan_key_order};
 pub(crate) use rewrite::{prune_relocations, rewrite};
 
-/// Runs compaction passes until no segment passes `dead_ratio`.
-/// Returns how many compactions ran.
+/// Runs compaction passes until no segment passes `dead_ratio`, then
+/// key-ordering passes until no sealed segment is left in log order and no
+/// runs are due to merge (see [`plan_key_order`]). Returns how many
+/// compactions ran.
 pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
     let _one_at_a_time = shared
         .compaction_lock
@@ -48,8 +50,31 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
         runs += 1;
     }
     runs += sweep_kept_deletes(shared, &outputs)?;
+    runs += put_in_key_order(shared)?;
     if runs > 0 {
         crate::index_save::forget_if_stale(shared);
+    }
+    Ok(runs)
+}
+
+/// Rewrites sealed log segments into key-ordered runs and merges runs of
+/// like size, as [`plan_key_order`] plans, unless
+/// `Options::key_order_run_bytes` is 0. Returns the passes run.
+fn put_in_key_order(shared: &Shared) -> Result<u64> {
+    let run_bytes = shared.options.key_order_run_bytes;
+    if run_bytes == 0 {
+        return Ok(0);
+    }
+    let mut runs = 0;
+    // Each pass retires its inputs, so every plan has fewer log segments
+    // or fewer runs than the last (until writers seal more).
+    while let Some(Plan { inputs }) = plan_key_order(shared, run_bytes) {
+        rewrite(shared, inputs)?;
+        shared
+            .counters
+            .key_order_passes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        runs += 1;
     }
     Ok(runs)
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::format::segment_header::SegmentKind;
 use crate::segment::Segment;
 use crate::shared::Shared;
 
@@ -60,6 +61,50 @@ pub(crate) fn plan(
     (!inputs.is_empty()).then_some(Plan { inputs })
 }
 
+/// Picks a key-ordering pass (see "Key order of compacted segments" in
+/// FORMAT.md): the sealed log segments, oldest first, then the key-ordered
+/// runs (compaction outputs) from the smallest up, each only while it is no
+/// larger than the live bytes picked so far, all within `run_bytes` of live
+/// data (a first segment larger than that goes alone). A plan has a log
+/// segment or at least two runs: a log segment is put in key order as soon
+/// as it is sealed, and runs merge only with runs of at least their own
+/// size, so a record is rewritten at most about log2(`run_bytes` / segment
+/// size) times.
+pub(crate) fn plan_key_order(shared: &Shared, run_bytes: u64) -> Option<Plan> {
+    let active = shared.lock_writer().active.id();
+    let table = shared.segments.load_full();
+    let mut candidates: Vec<(bool, u64, Arc<Segment>)> = table
+        .iter()
+        .filter(|s| s.id() != active)
+        .map(|s| (s.kind() != SegmentKind::Log, live_bytes(s), s.clone()))
+        .collect();
+    // Log segments (false) first, oldest first; then runs, smallest first.
+    candidates.sort_by_key(|(is_run, live, s)| match is_run {
+        false => (false, 0, s.id()),
+        true => (true, *live, s.id()),
+    });
+    let mut inputs = Vec::new();
+    let mut picked = 0u64;
+    let mut has_log = false;
+    for (is_run, live, s) in candidates {
+        if !inputs.is_empty() && (picked + live > run_bytes || (is_run && live > picked)) {
+            match is_run {
+                true => break,
+                false => continue,
+            }
+        }
+        has_log |= !is_run;
+        picked += live;
+        inputs.push(s);
+    }
+    (has_log || inputs.len() >= 2).then_some(Plan { inputs })
+}
+
+/// Data bytes no reader can do without.
+fn live_bytes(s: &Segment) -> u64 {
+    s.data_bytes().saturating_sub(s.dead_bytes())
+}
+
 /// Dead bytes over data bytes (1 for a segment without data).
 pub(super) fn dead_fraction(s: &Segment) -> f64 {
     let data = s.data_bytes();
@@ -67,4 +112,125 @@ pub(super) fn dead_fraction(s: &Segment) -> f64 {
         return 1.0;
     }
     s.dead_bytes() as f64 / data as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::compaction::compact_while_needed;
+    use crate::format::segment_header::SegmentKind;
+    use crate::keyspace::KeyspaceId;
+    use crate::segment::scan::scan_frames;
+    use crate::shared::Shared;
+    use crate::{Db, Options, WriteOptions};
+
+    /// A database whose compaction runs only when the test calls it, with
+    /// 16 KiB segments and key-ordered runs of at most 256 KiB.
+    fn open_quiet(dir: &std::path::Path) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            key_order_run_bytes: 256 << 10,
+            ..Options::default()
+        };
+        Db::open(dir, options).unwrap()
+    }
+
+    /// The sealed segments of each kind: (log, key-ordered runs).
+    fn sealed_kinds(shared: &Shared) -> (usize, usize) {
+        let active = shared.lock_writer().active.id();
+        let table = shared.segments.load_full();
+        let sealed: Vec<_> = table.iter().filter(|s| s.id() != active).collect();
+        let logs = sealed
+            .iter()
+            .filter(|s| s.kind() == SegmentKind::Log)
+            .count();
+        (logs, sealed.len() - logs)
+    }
+
+    /// Whether every compaction output holds its records in key order.
+    fn runs_in_key_order(shared: &Shared) -> bool {
+        let table = shared.segments.load_full();
+        table
+            .iter()
+            .filter(|s| s.kind() == SegmentKind::Compacted)
+            .all(|s| {
+                let mut keys = Vec::new();
+                scan_frames(s.bytes(), |_, r| keys.push((r.keyspace, r.key.to_vec())));
+                keys.windows(2).all(|p| p[0] <= p[1])
+            })
+    }
+
+    /// The background pass puts every sealed log segment in key order and
+    /// merges runs of like size into few runs, each key-ordered, while
+    /// reads (a snapshot's too) still see what they saw.
+    #[test]
+    fn sealed_log_segments_become_few_key_ordered_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open_quiet(dir.path());
+        let shared = db.shared();
+        let ks = KeyspaceId(0);
+        let w = WriteOptions::default();
+        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+        let mut model = BTreeMap::new();
+        let mut snapshot = None;
+        for i in 0..12_000u64 {
+            let value = format!("value {i:>40}").into_bytes();
+            db.put(ks, &key(i % 9_000), &value, &w).unwrap();
+            model.insert(key(i % 9_000).to_vec(), value);
+            if i == 9_000 {
+                snapshot = Some((db.snapshot(), model.clone()));
+            }
+        }
+        let (logs_before, _) = sealed_kinds(&shared);
+        assert!(logs_before > 50, "{logs_before} sealed log segments");
+        let ratio = shared.options.compaction_dead_ratio;
+        compact_while_needed(&shared, ratio).unwrap();
+        let (logs, runs) = sealed_kinds(&shared);
+        assert_eq!(logs, 0, "every sealed log segment was put in key order");
+        // About 700 KB live in runs of at most 256 KiB, merged only with
+        // runs of their size: a handful, not one per log segment.
+        assert!(runs <= 8, "{runs} runs from {logs_before} log segments");
+        assert!(runs_in_key_order(&shared));
+        assert!(db.stats().key_order_passes > 0);
+        let scanned: BTreeMap<Vec<u8>, Vec<u8>> = model
+            .keys()
+            .map(|k| (k.clone(), db.get(ks, k).unwrap().unwrap().to_vec()))
+            .collect();
+        assert_eq!(scanned, model);
+        let (snapshot, then) = snapshot.unwrap();
+        for (k, v) in &then {
+            assert_eq!(snapshot.get(ks, k).unwrap().as_deref(), Some(&v[..]));
+        }
+        // Nothing more to do: a second call plans no pass.
+        let passes = db.stats().key_order_passes;
+        compact_while_needed(&shared, ratio).unwrap();
+        assert_eq!(db.stats().key_order_passes, passes);
+    }
+
+    /// With `key_order_run_bytes` 0, log segments stay as they are until
+    /// their dead bytes call for compaction.
+    #[test]
+    fn key_order_passes_can_be_turned_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            key_order_run_bytes: 0,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        let shared = db.shared();
+        for i in 0..2_000u64 {
+            let key = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+            db.put(KeyspaceId(0), &key, &[7; 40], &WriteOptions::default())
+                .unwrap();
+        }
+        let (logs_before, _) = sealed_kinds(&shared);
+        assert!(logs_before > 2);
+        compact_while_needed(&shared, shared.options.compaction_dead_ratio).unwrap();
+        assert_eq!(sealed_kinds(&shared), (logs_before, 0));
+        assert_eq!(db.stats().key_order_passes, 0);
+    }
 }

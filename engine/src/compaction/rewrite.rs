@@ -1,7 +1,6 @@
 //! One compaction: decide what survives, write it to a new segment, seal
 //! and fsync it, then install it.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -10,7 +9,7 @@ use crossbeam_epoch as epoch;
 
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
-use crate::format::record::{RecordKind, RecordView};
+use crate::format::record::{RecordKind, RecordView, append_shortened, shortened_len};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::location::Location;
@@ -42,11 +41,23 @@ pub(super) struct Copy<'a> {
     ks: Arc<Keyspace>,
     old: Location,
     record: RecordView<'a>,
-    /// The record as the output holds it: the input's bytes, or the short
-    /// form (see [`shorten`]).
-    raw: Cow<'a, [u8]>,
+    /// The record's bytes in its input.
+    raw: &'a [u8],
+    /// Whether the output holds it in the short form (see [`shorten`]),
+    /// encoded as its frame is written.
+    short: bool,
     reason: Reason,
     new: Location,
+}
+
+impl Copy<'_> {
+    /// Its length in the output.
+    fn out_len(&self) -> usize {
+        match self.short {
+            true => shortened_len(&self.record).unwrap_or(self.raw.len()),
+            false => self.raw.len(),
+        }
+    }
 }
 
 /// A tombstone to drop: nothing older than it survives anywhere.
@@ -72,18 +83,8 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
     let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     let survivors = Survivors::of(shared, &input_ids);
     let mut decisions = Decisions::default();
-    let mut decided = HashSet::new();
-    for segment in &inputs {
-        decide(
-            shared,
-            segment,
-            &inputs,
-            &set,
-            &survivors,
-            &mut decided,
-            &mut decisions,
-        )?;
-    }
+    let keys = gather(shared, &inputs, &mut decisions)?;
+    decide_keys(shared, &keys, &inputs, &set, &survivors, &mut decisions)?;
     decide_range_tombstones(&survivors, &set, &mut decisions);
     let Decisions {
         mut copies,
@@ -104,7 +105,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
     drop_range_tombstones(shared, &range_drops);
     let before: u64 = inputs.iter().map(|s| s.data_bytes()).sum();
     shared.counters.compactions.fetch_add(1, Ordering::Relaxed);
-    let after: u64 = copies.iter().map(|c| c.raw.len() as u64).sum();
+    let after: u64 = copies.iter().map(|c| c.out_len() as u64).sum();
     shared
         .counters
         .bytes_reclaimed
@@ -159,58 +160,70 @@ impl Survivors {
     }
 }
 
-/// Sorts every record of `segment` into copies, drops, or nothing (dead),
-/// and collects the chain splices that keep snapshots' version chains whole.
-///
-/// Each key is decided once, at the first of its records the scan meets, from
-/// one reading of its head: deciding per record let a write between two of a
-/// key's records change the head, so the version a chain walk had treated as
-/// the head (kept, copied by the head path) was later skipped as "walked".
-fn decide<'a>(
+/// A key of the inputs: its keyspace and its bytes.
+type InputKey<'a> = (u32, &'a [u8]);
+
+/// Reads every record of the inputs: their keys, once each, sorted by
+/// keyspace and key, and their range tombstones (into `out.ranges`).
+/// Records of dropped keyspaces and log data (never copied: compaction
+/// output holds no history) are left out.
+fn gather<'a>(
     shared: &Shared,
-    segment: &'a Arc<Segment>,
+    inputs: &'a [Arc<Segment>],
+    out: &mut Decisions<'a>,
+) -> Result<Vec<InputKey<'a>>> {
+    let keyspaces = shared.keyspaces.load();
+    let mut keys = Vec::new();
+    for segment in inputs {
+        let scan = scan_frames(segment.bytes(), |offset, record| {
+            let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
+                return;
+            };
+            match record.kind {
+                RecordKind::LogData => {}
+                RecordKind::RangeDelete => out.ranges.push(copy_of(
+                    ks,
+                    segment,
+                    Location::new(segment.id(), offset, false),
+                    record,
+                    Reason::RangeTombstone,
+                )),
+                _ => keys.push((record.keyspace, record.key)),
+            }
+        });
+        if let Some(d) = scan.damage {
+            return Err(Error::corruption(segment.path(), d.offset, d.reason));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(keys)
+}
+
+/// Sorts the versions of every key of `keys` into copies, drops, or
+/// nothing (dead), and collects the chain splices that keep snapshots'
+/// version chains whole.
+///
+/// Each key is decided once, from one reading of its head: deciding per
+/// record let a write between two of a key's records change the head, so
+/// the version a chain walk had treated as the head (kept, copied by the
+/// head path) was later skipped as "walked". Keys come in key order, so
+/// the index lookups walk the index in order too.
+fn decide_keys<'a>(
+    shared: &Shared,
+    keys: &[InputKey<'a>],
     inputs: &'a [Arc<Segment>],
     set: &SnapshotSet,
     survivors: &Survivors,
-    decided: &mut HashSet<(u32, &'a [u8])>,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
-    let mut failure = None;
-    let scan = scan_frames(segment.bytes(), |offset, record| {
-        if failure.is_some() {
-            return;
+    for &(keyspace, key) in keys {
+        if let Some(ks) = keyspaces.get(KeyspaceId(keyspace)) {
+            decide_key(shared, ks, key, inputs, set, survivors, out)?;
         }
-        let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
-            return;
-        };
-        if record.kind == RecordKind::LogData {
-            return; // never copied: compaction output holds no history
-        }
-        if record.kind == RecordKind::RangeDelete {
-            out.ranges.push(copy_of(
-                ks,
-                segment,
-                Location::new(segment.id(), offset, false),
-                record,
-                Reason::RangeTombstone,
-            ));
-            return;
-        }
-        if !decided.insert((record.keyspace, record.key)) {
-            return;
-        }
-        if let Err(e) = decide_key(shared, ks, record.key, inputs, set, survivors, out) {
-            failure = Some(e);
-        }
-    });
-    if let Some(e) = failure {
-        return Err(e);
     }
-    match scan.damage {
-        Some(d) => Err(Error::corruption(segment.path(), d.offset, d.reason)),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// Decides every version of `key` that lies in the inputs: the head is
@@ -354,7 +367,8 @@ pub(super) fn copy_of<'a>(
         ks: ks.clone(),
         old,
         record,
-        raw: Cow::Borrowed(&segment.bytes()[at..at + record.encoded_len]),
+        raw: &segment.bytes()[at..at + record.encoded_len],
+        short: false,
         reason,
         new: Location::NONE,
     }
@@ -394,9 +408,7 @@ fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
         let no_older_snapshot =
             c.record.seq <= snapshots.visible && !snapshots.any_in(0, c.record.seq);
         let chain_unneeded = c.record.prev == Location::NONE || no_older_snapshot;
-        if chain_unneeded && let Some(short) = crate::format::record::shortened(&c.record) {
-            c.raw = Cow::Owned(short);
-        }
+        c.short = chain_unneeded && shortened_len(&c.record).is_some();
     }
 }
 
@@ -409,7 +421,7 @@ fn write_output(
     visible: u64,
 ) -> Result<Arc<Segment>> {
     let id = shared.next_segment_id.fetch_add(1, Ordering::SeqCst);
-    let data: usize = copies.iter().map(|c| c.raw.len()).sum();
+    let data: usize = copies.iter().map(|c| c.out_len()).sum();
     let frames = data / OUTPUT_FRAME_BYTES + copies.len().min(1) + 1;
     let capacity =
         (SEGMENT_HEADER_BYTES + data + frames * FRAME_HEADER_BYTES + 64 + 8 * replaced.len())
@@ -448,7 +460,7 @@ fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
         let n = rest
             .iter()
             .take_while(|c| {
-                bytes += c.raw.len();
+                bytes += c.out_len();
                 bytes <= OUTPUT_FRAME_BYTES
             })
             .count()
@@ -466,11 +478,14 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
     for c in copies.iter_mut() {
         let offset = at + frame.len() as u64;
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
-        frame.extend_from_slice(&c.raw);
+        match c.short {
+            true => append_shortened(&c.record, &mut frame),
+            false => frame.extend_from_slice(c.raw),
+        }
         if c.old.is_tombstone() {
             // A kept delete is dead bytes, as when it was written (see
             // `log_writer`) and as recovery's scan counts it.
-            segment.add_dead(c.raw.len() as u64);
+            segment.add_dead(c.out_len() as u64);
         }
         segment.note_seq(c.record.seq);
         segment.note_key(c.record.keyspace, c.record.key);
@@ -488,7 +503,7 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
 /// Index entries repointed (or tombstones removed) per hold of the writer
 /// lock while a compaction installs, so a writer never waits for more than
 /// one step, whatever the size of the compaction.
-const INSTALL_STEP: usize = 1024;
+const INSTALL_STEP: usize = 256;
 
 /// Publishes the output, repoints the indexes and retires the inputs, in
 /// bounded steps under the writer lock (see [`INSTALL_STEP`]): first the
@@ -529,9 +544,8 @@ fn install(
     Ok(())
 }
 
-/// Runs one install step under the writer lock, then lets a waiting writer
-/// in before the next (the lock is not fair: without the yield the
-/// compaction thread would usually take it straight back).
+/// Runs one install step under the writer lock, then lets the waiting
+/// writers in before the next (see [`Shared::yield_writer_lock`]).
 fn install_step(shared: &Shared, step: impl FnOnce()) {
     {
         let _writer = shared.lock_writer();
@@ -541,7 +555,7 @@ fn install_step(shared: &Shared, step: impl FnOnce()) {
             .install_steps
             .fetch_add(1, Ordering::Relaxed);
     }
-    std::thread::yield_now();
+    shared.yield_writer_lock();
     #[cfg(test)]
     tests::wait_for_a_write_if_armed(shared);
 }
@@ -626,7 +640,7 @@ fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
         needed_below,
         bytes: match c.old.is_tombstone() {
             true => 0,
-            false => c.raw.len() as u64,
+            false => c.out_len() as u64,
         },
     }
 }
@@ -828,7 +842,9 @@ mod tests {
     /// head each time. A chain walk from an older record treated the head
     /// as kept by the head path; a write before the head's own record was
     /// scanned made it a non-head of an already-walked key, so it was
-    /// skipped and a snapshot that saw it lost it.
+    /// skipped and a snapshot that saw it lost it. Keys are now gathered
+    /// from all inputs first and each decided once; the write lands between
+    /// the gathering and the decision.
     #[test]
     fn a_head_replaced_between_two_records_of_its_key_stays_visible() {
         let dir = tempfile::tempdir().unwrap();
@@ -848,29 +864,10 @@ mod tests {
         let set = shared.snapshots.capture(&shared.visible_seq);
         let survivors = Survivors::of(&shared, &ids);
         let mut decisions = Decisions::default();
-        let mut decided = HashSet::new();
-        let (older, head) = (&inputs[0], &inputs[1]);
-        decide(
-            &shared,
-            older,
-            &inputs,
-            &set,
-            &survivors,
-            &mut decided,
-            &mut decisions,
-        )
-        .unwrap();
+        let keys = gather(&shared, &inputs, &mut decisions).unwrap();
+        assert_eq!(keys, [(0, &b"k"[..])], "one decision per key");
         db.put(ks, b"k", b"newest", &w).unwrap();
-        decide(
-            &shared,
-            head,
-            &inputs,
-            &set,
-            &survivors,
-            &mut decided,
-            &mut decisions,
-        )
-        .unwrap();
+        decide_keys(&shared, &keys, &inputs, &set, &survivors, &mut decisions).unwrap();
         let Decisions {
             mut copies,
             drops,

@@ -175,13 +175,27 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
 /// no reader can need the versions before it: the short form has no
 /// previous-version location.
 pub fn shortened(r: &RecordView<'_>) -> Option<Vec<u8>> {
-    let key_len = u16::try_from(r.key.len()).ok()?;
+    let mut out = Vec::with_capacity(shortened_len(r)?);
+    append_shortened(r, &mut out);
+    Some(out)
+}
+
+/// The encoded length of `r` in the short form, if [`shortened`] gives one.
+pub fn shortened_len(r: &RecordView<'_>) -> Option<usize> {
+    u16::try_from(r.key.len()).ok()?;
     if r.short || !matches!(r.kind, RecordKind::Put | RecordKind::Delete) {
         return None;
     }
-    let mut out = Vec::with_capacity(align8(
+    Some(align8(
         SHORT_RECORD_HEADER_BYTES + r.key.len() + r.value.len(),
-    ));
+    ))
+}
+
+/// Appends `r` in the short form to `out`; `r` must be one that
+/// [`shortened_len`] accepts.
+pub fn append_shortened(r: &RecordView<'_>, out: &mut Vec<u8>) {
+    let start = out.len();
+    let key_len = r.key.len() as u16;
     out.extend_from_slice(&[0u8; 4]);
     out.push(SHORT_FLAG | r.kind.code());
     out.push(0);
@@ -191,10 +205,9 @@ pub fn shortened(r: &RecordView<'_>) -> Option<Vec<u8>> {
     out.extend_from_slice(&r.seq.to_le_bytes());
     out.extend_from_slice(r.key);
     out.extend_from_slice(r.value);
-    let crc = crc32c::crc32c(&out[4..]);
-    out[..4].copy_from_slice(&crc.to_le_bytes());
-    out.resize(align8(out.len()), 0);
-    Some(out)
+    let crc = crc32c::crc32c(&out[start + 4..]);
+    out[start..start + 4].copy_from_slice(&crc.to_le_bytes());
+    out.resize(start + align8(out.len() - start), 0);
 }
 
 fn len_u32(n: usize) -> u32 {
@@ -323,6 +336,30 @@ impl<'a> RecordView<'a> {
             crc: read_u32(bytes, 0),
             covered: &bytes[4..end],
         })
+    }
+
+    /// The key of the record at the start of `bytes`, reading only its
+    /// length and bounds (what an index needs to compare keys; `parse`
+    /// checks the rest when the record itself is read). `None` if the
+    /// header or the key runs past `bytes`.
+    #[inline]
+    pub fn key_of(bytes: &'a [u8]) -> Option<&'a [u8]> {
+        let short = *bytes.get(KIND_AT)? & SHORT_FLAG != 0;
+        let (start, len) = match short {
+            true => {
+                let len = bytes.get(SHORT_KEY_LEN_AT..SHORT_KEY_LEN_AT + 2)?;
+                (
+                    SHORT_RECORD_HEADER_BYTES,
+                    u16::from_le_bytes([len[0], len[1]]) as usize,
+                )
+            }
+            false => {
+                let len = bytes.get(KEY_LEN_AT..KEY_LEN_AT + 4)?;
+                let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+                (RECORD_HEADER_BYTES, len as usize)
+            }
+        };
+        bytes.get(start..start.checked_add(len)?)
     }
 
     /// Whether the stored checksum matches the record's bytes.

@@ -335,6 +335,14 @@ impl Segment {
         Ok(record)
     }
 
+    /// The key of the record at `offset`, read from its header alone (see
+    /// [`RecordView::key_of`]); `None` if it lies past the written data.
+    #[inline]
+    pub fn key_at(&self, offset: u64) -> Option<&[u8]> {
+        let written = self.written_bytes();
+        RecordView::key_of(written.get(usize::try_from(offset).ok()?..)?)
+    }
+
     /// Appends `bytes` at `offset` through the file descriptor, growing the
     /// file first if needed.
     pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
