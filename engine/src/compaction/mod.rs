@@ -69,6 +69,9 @@ fn put_in_key_order(shared: &Shared) -> Result<u64> {
     // Each pass retires its inputs, so every plan has fewer log segments
     // or fewer runs than the last (until writers seal more).
     while let Some(Plan { inputs }) = plan_key_order(shared, run_bytes) {
+        if shutting_down(shared) {
+            break; // the next open resumes; a close does not wait for it
+        }
         rewrite(shared, inputs)?;
         shared
             .counters
@@ -77,6 +80,12 @@ fn put_in_key_order(shared: &Shared) -> Result<u64> {
         runs += 1;
     }
     Ok(runs)
+}
+
+/// Whether the database is closing (the compaction thread was told to stop).
+fn shutting_down(shared: &Shared) -> bool {
+    let (lock, _) = &shared.compaction_signal;
+    lock.lock().unwrap_or_else(|e| e.into_inner()).shutdown
 }
 
 /// A pass keeps a delete (point or range) while a segment outside its

@@ -36,15 +36,23 @@ pub(super) enum Reason {
     RangeTombstone,
 }
 
-/// A record to copy.
+/// A record to copy. Holds only what deciding, sorting and writing it
+/// need (the record's bytes are in its input): a compaction of a 128 MiB
+/// run keeps about a million of these in memory at once.
 pub(super) struct Copy<'a> {
     ks: Arc<Keyspace>,
     old: Location,
-    record: RecordView<'a>,
+    key: &'a [u8],
+    seq: u64,
+    keyspace: u32,
     /// The record's bytes in its input.
     raw: &'a [u8],
-    /// Whether the output holds it in the short form (see [`shorten`]),
-    /// encoded as its frame is written.
+    /// Its length in the short form (see [`shorten`]); 0 if it has none.
+    short_len: u32,
+    /// Whether it has no previous version.
+    first_version: bool,
+    /// Whether the output holds it in the short form, encoded as its frame
+    /// is written.
     short: bool,
     reason: Reason,
     new: Location,
@@ -54,7 +62,7 @@ impl Copy<'_> {
     /// Its length in the output.
     fn out_len(&self) -> usize {
         match self.short {
-            true => shortened_len(&self.record).unwrap_or(self.raw.len()),
+            true => self.short_len as usize,
             false => self.raw.len(),
         }
     }
@@ -279,7 +287,7 @@ fn decide_key<'a>(
 /// registered after the capture; otherwise it is copied.
 fn decide_range_tombstones(survivors: &Survivors, set: &SnapshotSet, out: &mut Decisions<'_>) {
     for range in std::mem::take(&mut out.ranges) {
-        let seq = range.record.seq;
+        let seq = range.seq;
         let tombstone = range
             .ks
             .range_tombstones()
@@ -290,8 +298,8 @@ fn decide_range_tombstones(survivors: &Survivors, set: &SnapshotSet, out: &mut D
             out.copies.iter().any(|c| {
                 c.ks.id() == range.ks.id()
                     && matches!(c.reason, Reason::Snapshot(_))
-                    && c.record.seq < seq
-                    && t.contains(c.record.key)
+                    && c.seq < seq
+                    && t.contains(c.key)
             })
         };
         let settled = tombstone.as_ref().is_some_and(|t| {
@@ -366,8 +374,14 @@ pub(super) fn copy_of<'a>(
     Copy {
         ks: ks.clone(),
         old,
-        record,
+        key: record.key,
+        seq: record.seq,
+        keyspace: record.keyspace,
         raw: &segment.bytes()[at..at + record.encoded_len],
+        short_len: shortened_len(&record)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0),
+        first_version: record.prev == Location::NONE,
         short: false,
         reason,
         new: Location::NONE,
@@ -390,9 +404,9 @@ fn head_of(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Option<Location> {
 /// sequence number of a key, so the order changes no outcome.
 fn in_key_order(copies: &mut [Copy<'_>]) {
     copies.sort_unstable_by(|a, b| {
-        (a.record.keyspace, a.record.key)
-            .cmp(&(b.record.keyspace, b.record.key))
-            .then(b.record.seq.cmp(&a.record.seq))
+        (a.keyspace, a.key)
+            .cmp(&(b.keyspace, b.key))
+            .then(b.seq.cmp(&a.seq))
     });
 }
 
@@ -405,10 +419,9 @@ fn in_key_order(copies: &mut [Copy<'_>]) {
 /// long form. A record already short is copied as it is.
 fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
     for c in copies {
-        let no_older_snapshot =
-            c.record.seq <= snapshots.visible && !snapshots.any_in(0, c.record.seq);
-        let chain_unneeded = c.record.prev == Location::NONE || no_older_snapshot;
-        c.short = chain_unneeded && shortened_len(&c.record).is_some();
+        let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
+        let chain_unneeded = c.first_version || no_older_snapshot;
+        c.short = chain_unneeded && c.short_len > 0;
     }
 }
 
@@ -472,6 +485,22 @@ fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
     out
 }
 
+/// The record a copy holds, read again from its input's bytes (parsed once
+/// already; the map is read-only, so only damage from outside could make
+/// this fail, and that is the input's corruption).
+fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
+    RecordView::parse(c.raw).map_err(|reason| {
+        let input = output
+            .path()
+            .with_file_name(crate::segment::file_name(c.old.segment()));
+        Error::corruption(
+            &input,
+            c.old.offset(),
+            format!("record changed while compacted: {reason}"),
+        )
+    })
+}
+
 /// Writes one frame of verbatim record copies at `at`; returns its end.
 fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u64> {
     let mut frame = vec![0u8; FRAME_HEADER_BYTES];
@@ -479,7 +508,7 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
         let offset = at + frame.len() as u64;
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
         match c.short {
-            true => append_shortened(&c.record, &mut frame),
+            true => append_shortened(&reparse(segment, c)?, &mut frame),
             false => frame.extend_from_slice(c.raw),
         }
         if c.old.is_tombstone() {
@@ -487,8 +516,8 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
             // `log_writer`) and as recovery's scan counts it.
             segment.add_dead(c.out_len() as u64);
         }
-        segment.note_seq(c.record.seq);
-        segment.note_key(c.record.keyspace, c.record.key);
+        segment.note_seq(c.seq);
+        segment.note_key(c.keyspace, c.key);
     }
     let count = u32::try_from(copies.len())
         .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
@@ -591,10 +620,10 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
     let guard = epoch::pin();
     let now_visible = shared.visible();
     for c in copies {
-        let still_head = c.ks.index.get(c.record.key, &resolver, &guard) == Some(c.old.0);
+        let still_head = c.ks.index.get(c.key, &resolver, &guard) == Some(c.old.0);
         match c.reason {
             Reason::Head if still_head => {
-                c.ks.index.upsert(c.record.key, c.new.0, &resolver);
+                c.ks.index.upsert(c.key, c.new.0, &resolver);
             }
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
             Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
