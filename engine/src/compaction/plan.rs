@@ -119,9 +119,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use crate::compaction::compact_while_needed;
+    use crate::compaction::rewrite::tests::compacted_layout;
     use crate::format::segment_header::SegmentKind;
     use crate::keyspace::KeyspaceId;
-    use crate::segment::scan::scan_frames;
     use crate::shared::Shared;
     use crate::{Db, Options, WriteOptions};
 
@@ -151,15 +151,10 @@ mod tests {
 
     /// Whether every compaction output holds its records in key order.
     fn runs_in_key_order(shared: &Shared) -> bool {
-        let table = shared.segments.load_full();
-        table
-            .iter()
-            .filter(|s| s.kind() == SegmentKind::Compacted)
-            .all(|s| {
-                let mut keys = Vec::new();
-                scan_frames(s.bytes(), |_, r| keys.push((r.keyspace, r.key.to_vec())));
-                keys.windows(2).all(|p| p[0] <= p[1])
-            })
+        compacted_layout(shared).iter().all(|keys| {
+            keys.windows(2)
+                .all(|p| (p[0].0, &p[0].1) <= (p[1].0, &p[1].1))
+        })
     }
 
     /// The background pass puts every sealed log segment in key order and

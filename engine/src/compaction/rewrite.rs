@@ -694,7 +694,7 @@ pub(crate) fn prune_relocations(shared: &Shared) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::compaction;
     use crate::log_writer::rotate;
@@ -723,7 +723,9 @@ mod tests {
 
     /// The keys of every compacted segment, in file order, with their
     /// sequence numbers.
-    fn compacted_layout(shared: &Shared) -> Vec<Vec<(u32, Vec<u8>, u64)>> {
+    pub(in crate::compaction) fn compacted_layout(
+        shared: &Shared,
+    ) -> Vec<Vec<(u32, Vec<u8>, u64)>> {
         let table = shared.segments.load_full();
         table
             .iter()
