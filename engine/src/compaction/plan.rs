@@ -75,7 +75,7 @@ pub(crate) fn plan_key_order(shared: &Shared, run_bytes: u64) -> Option<Plan> {
     let table = shared.segments.load_full();
     let mut candidates: Vec<(bool, u64, Arc<Segment>)> = table
         .iter()
-        .filter(|s| s.id() != active)
+        .filter(|s| s.id() != active && !diluting(shared, s))
         .map(|s| (s.kind() != SegmentKind::Log, live_bytes(s), s.clone()))
         .collect();
     // Log segments (false) first, oldest first; then runs, smallest first.
@@ -98,6 +98,15 @@ pub(crate) fn plan_key_order(shared: &Shared, run_bytes: u64) -> Option<Plan> {
         inputs.push(s);
     }
     (has_log || inputs.len() >= 2).then_some(Plan { inputs })
+}
+
+/// Whether merging run `s` would hide its dead bytes: a run more than
+/// half-way to the dead-ratio threshold (deletes it keeps for older versions
+/// elsewhere count as dead) is left to dead-ratio compaction, which drops
+/// them once they can go; merged into live data its dead fraction would
+/// fall below the threshold and they would stay.
+fn diluting(shared: &Shared, s: &Segment) -> bool {
+    s.kind() != SegmentKind::Log && dead_fraction(s) > shared.options.compaction_dead_ratio / 2.0
 }
 
 /// Data bytes no reader can do without.
