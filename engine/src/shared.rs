@@ -50,8 +50,9 @@ pub(crate) struct Shared {
     /// Set once a write or fsync fails; writes are refused from then on.
     pub poison: OnceLock<String>,
     pub snapshots: SnapshotRegistry,
-    /// One compaction at a time.
-    pub compaction_lock: Mutex<()>,
+    /// One compaction at a time; guards the book of the deletes
+    /// compaction had to keep.
+    pub compaction_lock: Mutex<crate::compaction::HeldDeletes>,
     pub compaction_signal: (Mutex<CompactionRequest>, Condvar),
     pub counters: Counters,
     /// The cut of the index checkpoint on disk, if it is known to be

@@ -14,6 +14,7 @@
 
 mod apply_ranges;
 mod chain;
+mod held;
 mod plan;
 mod rewrite;
 
@@ -25,32 +26,34 @@ use crate::error::Result;
 use crate::shared::Shared;
 
 pub(crate) use apply_ranges::apply_range_tombstones;
+pub(crate) use held::HeldDeletes;
 pub(crate) use plan::{Plan, plan, plan_key_order};
-pub(crate) use rewrite::{prune_relocations, rewrite};
+pub(crate) use rewrite::{Rewritten, prune_relocations, rewrite};
 
 /// Runs compaction passes until no segment passes `dead_ratio`, then
 /// key-ordering passes until no sealed segment is left in log order and no
 /// runs are due to merge (see [`plan_key_order`]). Returns how many
 /// compactions ran.
 pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
-    let _one_at_a_time = shared
+    let mut book = shared
         .compaction_lock
         .lock()
         .unwrap_or_else(|e| e.into_inner());
+    book.retain_live(&shared.segments.load());
     prune_relocations(shared);
     apply_ranges::apply_range_tombstones(shared);
     let mut runs = 0;
     let mut done = Vec::new();
     let mut outputs = Vec::new();
-    while let Some(Plan { inputs }) = plan(shared, dead_ratio, &done, |_| true) {
+    while let Some(Plan { inputs }) = plan(shared, &book, dead_ratio, &done, |_, _| true) {
         done.extend(inputs.iter().map(|s| s.id()));
-        let rewritten = rewrite(shared, inputs)?;
+        let rewritten = rewrite_into(shared, &mut book, inputs)?;
         done.extend(rewritten.output);
         outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
         runs += 1;
     }
-    runs += sweep_kept_deletes(shared, &outputs)?;
-    runs += put_in_key_order(shared)?;
+    runs += sweep_kept_deletes(shared, &mut book, &outputs)?;
+    runs += put_in_key_order(shared, &mut book)?;
     if runs > 0 {
         crate::index_save::forget_if_stale(shared);
     }
@@ -60,7 +63,7 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
 /// Rewrites sealed log segments into key-ordered runs and merges runs of
 /// like size, as [`plan_key_order`] plans, unless
 /// `Options::key_order_run_bytes` is 0. Returns the passes run.
-fn put_in_key_order(shared: &Shared) -> Result<u64> {
+fn put_in_key_order(shared: &Shared, book: &mut HeldDeletes) -> Result<u64> {
     let run_bytes = shared.options.key_order_run_bytes;
     if run_bytes == 0 {
         return Ok(0);
@@ -72,7 +75,7 @@ fn put_in_key_order(shared: &Shared) -> Result<u64> {
         if shutting_down(shared) {
             break; // the next open resumes; a close does not wait for it
         }
-        rewrite(shared, inputs)?;
+        rewrite_into(shared, book, inputs)?;
         shared
             .counters
             .key_order_passes
@@ -80,6 +83,19 @@ fn put_in_key_order(shared: &Shared) -> Result<u64> {
         runs += 1;
     }
     Ok(runs)
+}
+
+/// Rewrites `inputs` (see [`rewrite`]) and enters in `book` the deletes
+/// the output had to keep.
+fn rewrite_into(
+    shared: &Shared,
+    book: &mut HeldDeletes,
+    inputs: Vec<Arc<crate::segment::Segment>>,
+) -> Result<Rewritten> {
+    let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
+    let rewritten = rewrite(shared, inputs)?;
+    book.record(&ids, rewritten.output, rewritten.holds.clone());
+    Ok(rewritten)
 }
 
 /// Whether the database is closing (the compaction thread was told to stop).
@@ -93,20 +109,24 @@ fn shutting_down(shared: &Shared) -> bool {
 /// same run usually rewrites that segment, dropping the older version, so
 /// the delete can go then. Rewrites once more the run's outputs (given with
 /// whether each held back a range delete) that held back a range delete or
-/// whose kept point deletes (counted dead) exceed the configured dead
-/// ratio; their own outputs are not swept again, so a run ends. Returns
-/// the passes run.
-fn sweep_kept_deletes(shared: &Shared, outputs: &[(u32, bool)]) -> Result<u64> {
+/// whose kept point deletes, no longer held (see [`held`]), exceed the
+/// configured dead ratio; their own outputs are not swept again, so a run
+/// ends. Returns the passes run.
+fn sweep_kept_deletes(
+    shared: &Shared,
+    book: &mut HeldDeletes,
+    outputs: &[(u32, bool)],
+) -> Result<u64> {
     let threshold = shared.options.compaction_dead_ratio.max(0.0);
     let mut runs = 0;
     let mut done = Vec::new();
     let held_range = |id: u32| outputs.iter().any(|&(o, held)| o == id && held);
     let swept = |s: &crate::segment::Segment| outputs.iter().any(|&(o, _)| o == s.id());
-    while let Some(Plan { inputs }) = plan(shared, -1.0, &done, |s| {
-        swept(s) && (held_range(s.id()) || plan::dead_fraction(s) > threshold)
+    while let Some(Plan { inputs }) = plan(shared, book, -1.0, &done, |s, weighed| {
+        swept(s) && (held_range(s.id()) || weighed > threshold)
     }) {
         done.extend(inputs.iter().map(|s| s.id()));
-        done.extend(rewrite(shared, inputs)?.output);
+        done.extend(rewrite_into(shared, book, inputs)?.output);
         runs += 1;
     }
     Ok(runs)

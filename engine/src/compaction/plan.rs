@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::held::HeldDeletes;
 use crate::format::segment_header::SegmentKind;
 use crate::segment::Segment;
 use crate::shared::Shared;
@@ -12,16 +13,20 @@ pub(crate) struct Plan {
 }
 
 /// Picks sealed segments whose dead fraction exceeds `dead_ratio`, worst
-/// first, as many as fit in one output segment. When `dead_ratio` is
-/// negative (a full compaction) it picks every sealed segment, oldest
-/// first: the deletes, usually newer than the versions they hide, then
-/// come last, when those versions are gone and the deletes can go too. Considers only segments `eligible` accepts,
-/// and skips those in `exclude`.
+/// first, as many as fit in one output segment. The dead bytes weighed are
+/// what a rewrite would reclaim, as `book` tells (see [`super::held`]).
+/// When `dead_ratio` is negative (a full compaction) it picks every sealed
+/// segment, oldest first: the deletes, usually newer than the versions
+/// they hide, then come last, when those versions are gone and the deletes
+/// can go too.
+/// Considers only segments `eligible` accepts (given each with its
+/// weighed dead fraction), and skips those in `exclude`.
 pub(crate) fn plan(
     shared: &Shared,
+    book: &HeldDeletes,
     dead_ratio: f64,
     exclude: &[u32],
-    eligible: impl Fn(&Segment) -> bool,
+    eligible: impl Fn(&Segment, f64) -> bool,
 ) -> Option<Plan> {
     // Read the active segment and the table together under the writer lock:
     // a rotation in between would make the new active segment look sealed,
@@ -31,11 +36,20 @@ pub(crate) fn plan(
         let writer = shared.lock_writer();
         (writer.active.id(), shared.segments.load_full())
     };
+    let oldest_snapshot = shared.snapshots.oldest_seq();
+    let due_holder = match dead_ratio < 0.0 {
+        true => None,
+        false => book.due_holder(&table, live_keys(shared)),
+    };
+    let weigh = |s: &Segment| match due_holder == Some(s.id()) && s.dead_bytes() > 0 {
+        true => f64::INFINITY,
+        false => fraction_of(book.reclaimable(s, &table, oldest_snapshot), s),
+    };
     let mut candidates: Vec<(f64, Arc<Segment>)> = table
         .iter()
-        .filter(|s| s.id() != active && !exclude.contains(&s.id()) && eligible(s))
-        .map(|s| (dead_fraction(s), s.clone()))
-        .filter(|(f, _)| *f > dead_ratio)
+        .filter(|s| s.id() != active && !exclude.contains(&s.id()))
+        .map(|s| (weigh(s), s.clone()))
+        .filter(|(f, s)| *f > dead_ratio && eligible(s, *f))
         .collect();
     let oldest_first = dead_ratio < 0.0;
     match oldest_first {
@@ -109,18 +123,28 @@ fn diluting(shared: &Shared, s: &Segment) -> bool {
     s.kind() != SegmentKind::Log && dead_fraction(s) > shared.options.compaction_dead_ratio / 2.0
 }
 
+/// Live keys of every keyspace.
+fn live_keys(shared: &Shared) -> u64 {
+    shared.keyspaces.load().iter().map(|k| k.live_keys()).sum()
+}
+
 /// Data bytes no reader can do without.
 fn live_bytes(s: &Segment) -> u64 {
     s.data_bytes().saturating_sub(s.dead_bytes())
 }
 
 /// Dead bytes over data bytes (1 for a segment without data).
-pub(super) fn dead_fraction(s: &Segment) -> f64 {
+fn dead_fraction(s: &Segment) -> f64 {
+    fraction_of(s.dead_bytes(), s)
+}
+
+/// `bytes` over the data bytes of `s` (1 for a segment without data).
+fn fraction_of(bytes: u64, s: &Segment) -> f64 {
     let data = s.data_bytes();
     if data == 0 {
         return 1.0;
     }
-    s.dead_bytes() as f64 / data as f64
+    bytes as f64 / data as f64
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::read::TableResolver;
 use crate::segment::scan::scan_frames;
 
 use super::chain::{head_seq, plan_chain};
+use super::held::{Holder, Holds};
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 
@@ -83,6 +84,9 @@ pub(crate) struct Rewritten {
     /// outside its inputs might hold a version the range covers: once that
     /// segment is rewritten too, the range delete can go.
     pub held_range_delete: bool,
+    /// The point deletes it copied because something still needs them, by
+    /// what does (see [`super::held`]).
+    pub holds: Holds,
 }
 
 /// Rewrites `inputs` into one new segment and retires them.
@@ -101,6 +105,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
         ranges: _,
         range_drops,
         held_range_delete,
+        holds,
     } = decisions;
     in_key_order(&mut copies);
     shorten(&mut copies, &set);
@@ -121,6 +126,7 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
     Ok(Rewritten {
         output: output_id,
         held_range_delete: held_range_delete && output_id.is_some(),
+        holds,
     })
 }
 
@@ -155,16 +161,17 @@ impl Survivors {
             .any(|s| s.min_seq() < seq && s.may_hold_keys(keyspace, start, end))
     }
 
-    /// Whether an older record of `key` may be in a surviving segment.
-    fn may_hold_older_key(&self, keyspace: u32, key: &[u8], seq: u64) -> bool {
+    /// A surviving segment that may hold an older record of `key`, if any.
+    fn older_key_holder(&self, keyspace: u32, key: &[u8], seq: u64) -> Option<u32> {
         let end = [key, &[0]].concat();
-        self.segments.iter().any(|s| {
+        let holds = |s: &&Arc<Segment>| {
             s.min_seq() < seq
                 && match s.id() == self.active {
                     true => s.may_hold_keys(keyspace, key, &end),
                     false => s.sealed_may_hold_key(keyspace, key),
                 }
-        })
+        };
+        self.segments.iter().find(holds).map(|s| s.id())
     }
 }
 
@@ -252,17 +259,20 @@ fn decide_key<'a>(
     let newest_seq = match input_holding(inputs, head) {
         Some(segment) => {
             let record = segment.record_at(head.offset(), false)?;
-            let droppable = record.kind == RecordKind::Delete
-                && !survivors.may_hold_older_key(ks.id().0, key, record.seq)
-                && record.seq <= set.visible
-                && !set.any_below(record.seq);
-            if droppable {
+            let holder = match record.kind == RecordKind::Delete {
+                true => delete_holder(survivors, set, ks, key, record.seq),
+                false => None,
+            };
+            if record.kind == RecordKind::Delete && holder.is_none() {
                 out.drops.push(DroppedTombstone {
                     ks: ks.clone(),
                     old: head,
                     key: record.key,
                 });
             } else {
+                if let Some(holder) = holder {
+                    out.holds.add(holder, record.encoded_len as u64);
+                }
                 out.copies
                     .push(copy_of(ks, segment, head, record, Reason::Head));
             }
@@ -277,6 +287,22 @@ fn decide_key<'a>(
         return Ok(());
     }
     plan_chain(shared, ks, head, inputs, set, out)
+}
+
+/// What keeps the delete of `key` at `seq` from being dropped: a surviving
+/// segment that may hold an older version, or a snapshot that may need it
+/// (one older than it, or one taken after the capture); `None` if nothing.
+fn delete_holder(
+    survivors: &Survivors,
+    set: &SnapshotSet,
+    ks: &Keyspace,
+    key: &[u8],
+    seq: u64,
+) -> Option<Holder> {
+    if let Some(id) = survivors.older_key_holder(ks.id().0, key, seq) {
+        return Some(Holder::Segment(id));
+    }
+    (seq > set.visible || set.any_below(seq)).then_some(Holder::SnapshotsBelow(seq))
 }
 
 /// Decides the range tombstones of the inputs. One is dropped when it has
@@ -361,6 +387,8 @@ pub(super) struct Decisions<'a> {
     pub(super) splices: Vec<(Location, Relocation)>,
     /// A range delete kept only for the survivors (see [`Rewritten`]).
     pub(super) held_range_delete: bool,
+    /// The point deletes copied, by what keeps them (see [`Rewritten`]).
+    pub(super) holds: Holds,
 }
 
 pub(super) fn copy_of<'a>(
@@ -700,7 +728,7 @@ pub(super) mod tests {
     use crate::log_writer::rotate;
     use crate::{Db, Options, WriteOptions};
 
-    fn seal_active(shared: &Shared) {
+    pub(in crate::compaction) fn seal_active(shared: &Shared) {
         let mut w = shared.lock_writer();
         rotate(shared, &mut w, shared.options.segment_bytes).unwrap();
     }

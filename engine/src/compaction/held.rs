@@ -1,0 +1,258 @@
+//! The book of deletes that compaction had to keep, and what keeps them.
+//!
+//! A compaction copies a delete (instead of dropping it) while a segment
+//! outside its inputs may hold an older version of the key, or while a
+//! snapshot may need it. Those deletes count as dead bytes of the output
+//! (as every delete does), yet rewriting the output again drops none of
+//! them until what holds them is gone: without this book, a segment made
+//! only of such deletes looked the deadest of all and was rewritten on
+//! every pass, for nothing, while the segment holding the older versions
+//! stayed below the threshold and kept them forever.
+//!
+//! So the planner counts a held delete as dead in the segment that holds
+//! it (rewriting that one frees the versions and then the delete), not in
+//! the segment that stores it (rewriting that one frees nothing), until the
+//! holder is gone.
+//!
+//! Bytes alone undercount a delete: each also costs an index entry, and a
+//! holder whose dead bytes stay under the threshold could keep a delete in
+//! the index for every live key it has. So the book also counts held
+//! deletes, and once they outnumber a quarter of the live keys the planner
+//! rewrites the segment holding the most of them first (as RocksDB compacts
+//! files dense with deletes), after which the deletes it held can go.
+//!
+//! The book lives in memory only: after a reopen the first rewrite of a
+//! segment of held deletes fills it again.
+
+use std::collections::HashMap;
+
+use crate::segment::{Segment, SegmentTable};
+
+/// Why a kept delete could not be dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holder {
+    /// A segment that may hold an older version of the key.
+    Segment(u32),
+    /// A snapshot older than the delete (or one taken while it was being
+    /// decided) may need it.
+    SnapshotsBelow(u64),
+}
+
+/// The deletes one output keeps, by what holds them: bytes per holder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Holds {
+    /// Per holding segment: its id, the bytes and the number of deletes.
+    by_segment: Vec<(u32, u64, u64)>,
+    /// Bytes held for snapshots, and the highest sequence number among
+    /// them: they are held while a snapshot older than that one lives.
+    for_snapshots: (u64, u64),
+}
+
+impl Holds {
+    /// Notes `bytes` of a delete kept for `holder`.
+    pub(crate) fn add(&mut self, holder: Holder, bytes: u64) {
+        match holder {
+            Holder::Segment(id) => match self.by_segment.iter_mut().find(|h| h.0 == id) {
+                Some((_, b, n)) => {
+                    *b += bytes;
+                    *n += 1;
+                }
+                None => self.by_segment.push((id, bytes, 1)),
+            },
+            Holder::SnapshotsBelow(seq) => {
+                self.for_snapshots.0 += bytes;
+                self.for_snapshots.1 = self.for_snapshots.1.max(seq);
+            }
+        }
+    }
+
+    /// Whether nothing was held.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_segment.is_empty() && self.for_snapshots.0 == 0
+    }
+
+    /// Bytes still held: by segments still in `table`, or by snapshots
+    /// while one older than the newest held delete lives.
+    fn still_held(&self, table: &SegmentTable, oldest_snapshot: Option<u64>) -> u64 {
+        let by_segments: u64 = self
+            .by_segment
+            .iter()
+            .filter(|(id, _, _)| table.get(*id).is_some())
+            .map(|(_, b, _)| b)
+            .sum();
+        let (bytes, newest) = self.for_snapshots;
+        let by_snapshots = match oldest_snapshot.is_some_and(|o| o < newest) {
+            true => bytes,
+            false => 0,
+        };
+        by_segments + by_snapshots
+    }
+}
+
+/// The held deletes of every compaction output that has some.
+#[derive(Debug, Default)]
+pub(crate) struct HeldDeletes {
+    by_output: HashMap<u32, Holds>,
+}
+
+impl HeldDeletes {
+    /// Records what the rewrite that wrote `output` kept, and forgets the
+    /// records of its `inputs` (their deletes are decided anew).
+    pub(crate) fn record(&mut self, inputs: &[u32], output: Option<u32>, holds: Holds) {
+        for id in inputs {
+            self.by_output.remove(id);
+        }
+        if let Some(id) = output.filter(|_| !holds.is_empty()) {
+            self.by_output.insert(id, holds);
+        }
+    }
+
+    /// Forgets segments no longer in `table` (retired some other way).
+    pub(crate) fn retain_live(&mut self, table: &SegmentTable) {
+        self.by_output.retain(|id, _| table.get(*id).is_some());
+    }
+
+    /// The dead bytes a rewrite of `s` would reclaim, as the planner weighs
+    /// them: its dead bytes, less the deletes in it that are still held,
+    /// plus the deletes stored elsewhere that `s` holds.
+    pub(crate) fn reclaimable(
+        &self,
+        s: &Segment,
+        table: &SegmentTable,
+        oldest_snapshot: Option<u64>,
+    ) -> u64 {
+        let held_here = self
+            .by_output
+            .get(&s.id())
+            .map_or(0, |h| h.still_held(table, oldest_snapshot));
+        let held_by_it: u64 = self
+            .by_output
+            .values()
+            .flat_map(|h| h.by_segment.iter())
+            .filter(|(holder, _, _)| *holder == s.id())
+            .map(|(_, b, _)| b)
+            .sum();
+        s.dead_bytes().saturating_sub(held_here) + held_by_it
+    }
+
+    /// The segment of `table` holding the most deletes stored elsewhere,
+    /// if the deletes held by segments of `table` outnumber a quarter of
+    /// `live_keys` (see the module's notes).
+    pub(crate) fn due_holder(&self, table: &SegmentTable, live_keys: u64) -> Option<u32> {
+        let mut counts: Vec<(u32, u64)> = Vec::new();
+        let held = self.by_output.values().flat_map(|h| h.by_segment.iter());
+        for &(holder, _, n) in held.filter(|(id, _, _)| table.get(*id).is_some()) {
+            match counts.iter_mut().find(|(id, _)| *id == holder) {
+                Some((_, c)) => *c += n,
+                None => counts.push((holder, n)),
+            }
+        }
+        let total: u64 = counts.iter().map(|(_, c)| c).sum();
+        (total.saturating_mul(4) > live_keys)
+            .then(|| counts.iter().max_by_key(|(_, c)| *c).map(|(id, _)| *id))
+            .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Holder, Holds};
+    use crate::compaction::compact_while_needed;
+    use crate::compaction::rewrite::tests::seal_active;
+    use crate::keyspace::KeyspaceId;
+    use crate::{Db, Options, WriteOptions};
+
+    const KEYS: u64 = 3_000;
+
+    /// A database compacted only when the test asks, whose `KEYS` keys
+    /// sit in key-ordered runs, with the keys below `deleted` deleted since
+    /// (the deletes in a sealed log segment).
+    fn runs_then_deletes(dir: &std::path::Path, deleted: u64) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            key_order_run_bytes: 1 << 20,
+            ..Options::default()
+        };
+        let db = Db::open(dir, options).unwrap();
+        let shared = db.shared();
+        let w = WriteOptions::default();
+        for i in 0..KEYS {
+            db.put(KeyspaceId(0), &i.to_be_bytes(), &[7; 40], &w)
+                .unwrap();
+        }
+        seal_active(&shared);
+        compact_while_needed(&shared, 0.5).unwrap();
+        for i in 0..deleted {
+            db.delete(KeyspaceId(0), &i.to_be_bytes(), &w).unwrap();
+        }
+        seal_active(&shared);
+        db
+    }
+
+    /// Regression: a segment made only of deletes that a run of live data
+    /// still holds (its older versions, under the dead-ratio threshold)
+    /// looked entirely dead, so every background pass rewrote it, kept
+    /// every delete, and started again (twice a second, forever).
+    #[test]
+    fn a_segment_of_held_deletes_is_not_rewritten_while_its_holder_stands() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = runs_then_deletes(dir.path(), KEYS / 10);
+        let shared = db.shared();
+        let first = compact_while_needed(&shared, 0.5).unwrap();
+        assert!(first >= 1, "the segment of deletes was rewritten once");
+        let compactions = db.stats().compactions;
+        for _ in 0..3 {
+            assert_eq!(compact_while_needed(&shared, 0.5).unwrap(), 0);
+        }
+        assert_eq!(db.stats().compactions, compactions);
+        let stats = db.stats();
+        assert_eq!(stats.live_keys, KEYS - KEYS / 10);
+        assert_eq!(stats.index_entries, KEYS, "the deletes are still held");
+        assert!(
+            db.get(KeyspaceId(0), &0u64.to_be_bytes())
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    /// Once held deletes outnumber a quarter of the live keys, the run
+    /// holding them is rewritten although its dead bytes are under the
+    /// threshold, and then the deletes go.
+    #[test]
+    fn deletes_outnumbering_a_quarter_of_the_live_keys_get_their_holder_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = runs_then_deletes(dir.path(), KEYS / 3);
+        let shared = db.shared();
+        let dead_before: u64 = db.stats().dead_bytes;
+        assert!(dead_before > 0);
+        compact_while_needed(&shared, 0.5).unwrap();
+        let stats = db.stats();
+        assert_eq!(stats.live_keys, KEYS - KEYS / 3);
+        assert_eq!(stats.index_entries, stats.live_keys, "{stats:?}");
+        assert!(
+            db.get(KeyspaceId(0), &0u64.to_be_bytes())
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            db.get(KeyspaceId(0), &(KEYS - 1).to_be_bytes())
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn holds_add_up_per_holder() {
+        let mut h = Holds::default();
+        assert!(h.is_empty());
+        h.add(Holder::Segment(3), 10);
+        h.add(Holder::Segment(4), 5);
+        h.add(Holder::Segment(3), 7);
+        h.add(Holder::SnapshotsBelow(90), 2);
+        h.add(Holder::SnapshotsBelow(40), 1);
+        assert_eq!(h.by_segment, vec![(3, 17, 2), (4, 5, 1)]);
+        assert_eq!(h.for_snapshots, (3, 90));
+        assert!(!h.is_empty());
+    }
+}
