@@ -613,6 +613,7 @@ fn install_step(shared: &Shared, step: impl FnOnce()) {
             .fetch_add(1, Ordering::Relaxed);
     }
     shared.yield_writer_lock();
+    crate::index::reclaim_retired();
     #[cfg(test)]
     tests::wait_for_a_write_if_armed(shared);
 }
