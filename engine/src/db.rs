@@ -456,6 +456,29 @@ impl Db {
         compaction::compact_while_needed(&shared, -1.0)
     }
 
+    /// Pauses (`false`) or resumes (`true`) the background thread's
+    /// compaction, as RocksDB's `disable_auto_compactions` does: while it is
+    /// paused, dead bytes and sealed log segments stay until
+    /// [`Db::compact`] or a resume, and the thread only keeps the index's
+    /// rebuilds going. Resuming starts a pass at once. Nothing happens
+    /// without a background thread (`Options::background_compaction`).
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        let shared = self.shared();
+        let (lock, cvar) = &shared.compaction_signal;
+        let mut req = lock.lock().unwrap_or_else(|e| e.into_inner());
+        req.paused = !enabled;
+        req.pending |= enabled;
+        cvar.notify_one();
+    }
+
+    /// Whether background compaction runs (not paused by
+    /// [`Db::set_auto_compaction`]).
+    pub fn auto_compaction(&self) -> bool {
+        let shared = self.shared();
+        let (lock, _) = &shared.compaction_signal;
+        !lock.lock().unwrap_or_else(|e| e.into_inner()).paused
+    }
+
     /// Number of keys with a value in `keyspace`.
     pub fn live_keys(&self, keyspace: KeyspaceId) -> Result<u64> {
         Ok(keyspace_of(&self.shared(), keyspace)?.live_keys())

@@ -70,6 +70,9 @@ pub(crate) struct Shared {
 pub(crate) struct CompactionRequest {
     pub pending: bool,
     pub shutdown: bool,
+    /// Automatic compaction is paused (see [`crate::Db::set_auto_compaction`]):
+    /// the thread keeps the index's rebuilds going, and compacts nothing.
+    pub paused: bool,
 }
 
 /// Counters exposed through [`crate::Stats`].

@@ -176,19 +176,26 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     /// Checks the options as RocksDB does (known mutable option names,
     /// parseable values, a non-empty list: else `Invalid argument`), then
-    /// accepts them: the options RocksDB can change at run time are tuning
-    /// knobs AlexDB does not have.
+    /// applies them to the default column family. `disable_auto_compactions`
+    /// pauses or resumes background compaction (see
+    /// [`Options::set_disable_auto_compactions`](crate::Options::set_disable_auto_compactions));
+    /// the other options RocksDB can change at run time are tuning knobs
+    /// AlexDB does not have, accepted and ignored.
     pub fn set_options(&self, opts: &[(&str, &str)]) -> Result<(), Error> {
-        crate::options::validate_set_options(opts)
+        crate::options::validate_set_options(opts)?;
+        self.core().set_auto_compactions_option(0, opts);
+        Ok(())
     }
 
     /// [`Self::set_options`] for column family `cf`.
     pub fn set_options_cf(
         &self,
-        _cf: &impl AsColumnFamilyRef,
+        cf: &impl AsColumnFamilyRef,
         opts: &[(&str, &str)],
     ) -> Result<(), Error> {
-        crate::options::validate_set_options(opts)
+        crate::options::validate_set_options(opts)?;
+        self.core().set_auto_compactions_option(cf.cf_id(), opts);
+        Ok(())
     }
 
     /// A property of the default column family (or of the whole database),
@@ -402,4 +409,45 @@ fn stats_text(path: &Path, stats: &Stats) -> String {
         stats.segments, stats.data_bytes, stats.dead_bytes
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DB, Options};
+
+    /// `disable_auto_compactions` pauses the engine's background compaction
+    /// while every open column family has it, at open and through
+    /// `set_options`, `set_options_cf`, `create_cf` and `drop_cf`.
+    #[test]
+    fn disable_auto_compactions_pauses_while_every_family_has_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.set_disable_auto_compactions(true);
+        let mut db = DB::open(&opts, dir.path()).unwrap();
+        let running = |db: &DB| db.core().engine.auto_compaction();
+        assert!(!running(&db));
+        db.create_cf("b", &Options::default()).unwrap();
+        assert!(running(&db), "family b wants compaction");
+        let b = db.cf_handle("b").unwrap();
+        db.set_options_cf(b, &[("disable_auto_compactions", "true")])
+            .unwrap();
+        assert!(!running(&db));
+        db.set_options(&[("disable_auto_compactions", "false")])
+            .unwrap();
+        assert!(running(&db));
+        db.set_options(&[("disable_auto_compactions", "1")])
+            .unwrap();
+        assert!(!running(&db));
+        assert!(
+            db.set_options(&[("disable_auto_compactions", "maybe")])
+                .is_err()
+        );
+        assert!(!running(&db), "a refused setting changes nothing");
+        db.drop_cf("b").unwrap();
+        assert!(!running(&db));
+        drop(db);
+        let db = DB::open(&Options::default(), dir.path()).unwrap();
+        assert!(running(&db), "the setting is the opening options'");
+    }
 }

@@ -25,6 +25,8 @@ impl Core {
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
         self.note_family(&info);
         families.insert(id.0, info);
+        drop(families);
+        self.apply_auto_compaction();
         if let Some(logger) = &self.logger {
             logger.header(&crate::info_log::column_family(name, opts));
         }
@@ -41,6 +43,7 @@ impl Core {
         }
         self.engine.drop_keyspace(name).rocks()?;
         self.families_mut().remove(&id);
+        self.apply_auto_compaction();
         // A failed pass only delays reclamation; background compaction retries.
         let _ = self.engine.compact();
         Ok(())

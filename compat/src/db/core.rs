@@ -43,6 +43,9 @@ pub(crate) struct FamilyInfo {
     pub(crate) comparator: Option<Comparator>,
     /// How long its entries live, in a database opened with a TTL.
     pub(crate) ttl: Option<Duration>,
+    /// Whether its options set `disable_auto_compactions` (see
+    /// [`Core::apply_auto_compaction`]).
+    pub(crate) auto_compactions_disabled: bool,
 }
 
 impl std::fmt::Debug for FamilyInfo {
@@ -54,6 +57,7 @@ impl std::fmt::Debug for FamilyInfo {
             .field("comparator", &self.comparator)
             .field("ttl", &self.ttl)
             .field("merge_operator", &self.merge_operator)
+            .field("auto_compactions_disabled", &self.auto_compactions_disabled)
             .finish()
     }
 }
@@ -100,6 +104,7 @@ impl FamilyInfo {
             compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
             comparator: opts.comparator.clone(),
             ttl: None,
+            auto_compactions_disabled: opts.recorded.get("disable_auto_compactions") == Some("1"),
         };
         info.check_supported()?;
         Ok(info)
@@ -156,6 +161,32 @@ impl Core {
             raising_history_low: Mutex::new(()),
             timestamped_families: AtomicBool::new(timestamped),
         }
+    }
+
+    /// Pauses the engine's background compaction while every open column
+    /// family has `disable_auto_compactions` set, and resumes it otherwise.
+    /// Column families share AlexDB's segment files, so compaction is the
+    /// whole database's: one family that wants it gets it for all.
+    pub(crate) fn apply_auto_compaction(&self) {
+        let families = self.families();
+        let all_disabled = families.values().all(|f| f.auto_compactions_disabled);
+        self.engine
+            .set_auto_compaction(families.is_empty() || !all_disabled);
+    }
+
+    /// Sets column family `id`'s `disable_auto_compactions` from `set_options`
+    /// input already checked (the last setting wins), then applies it.
+    pub(crate) fn set_auto_compactions_option(&self, id: u32, opts: &[(&str, &str)]) {
+        let setting = opts
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == "disable_auto_compactions")
+            .map(|(_, value)| matches!(value.trim(), "true" | "1"));
+        let Some(disabled) = setting else { return };
+        if let Some(f) = self.families_mut().get_mut(&id) {
+            f.auto_compactions_disabled = disabled;
+        }
+        self.apply_auto_compaction();
     }
 
     /// Notes that column family `info`, just opened or created, may have

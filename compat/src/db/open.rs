@@ -369,6 +369,7 @@ where
     };
     let identity = crate::identity::ensure(path, access != Access::ReadWrite)?;
     let mut core = Core::new(engine, access, families, opts.statistics.clone(), identity);
+    core.apply_auto_compaction();
     core.stamped_values = db_ttl.is_some();
     core.logger = match &opts.info_logger {
         Some(logger) => Some(logger.clone()),

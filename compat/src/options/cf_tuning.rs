@@ -196,7 +196,11 @@ impl Options {
         self.recorded.extend(&fco.recorded);
     }
 
-    /// Accepted for compatibility; AlexDB schedules its own compactions, so this has no effect.
+    /// Pauses background compaction (`compact_range` still compacts), as
+    /// bulk loads do before one manual compaction. AlexDB's column families
+    /// share their files, so the pause holds while every open column family
+    /// has it set; `set_options` with `disable_auto_compactions` changes it
+    /// at run time.
     pub fn set_disable_auto_compactions(&mut self, disable: bool) {
         self.recorded.set("disable_auto_compactions", flag(disable));
     }

@@ -178,15 +178,18 @@ impl Drop for Compactor {
 fn run(weak: Weak<Shared>) {
     loop {
         let Some(shared) = weak.upgrade() else { return };
-        if !wait_for_work(&shared) {
+        let Some(paused) = wait_for_work(&shared) else {
             return;
-        }
+        };
         // A panic (a bug) fails this pass, not the thread: a database whose
         // compaction thread is gone never gets space back, and its writers
         // wait on rebuilds nobody runs.
         let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             crate::side_rebuilds::run(&shared);
-            compact_while_needed(&shared, shared.options.compaction_dead_ratio)
+            match paused {
+                true => Ok(0),
+                false => compact_while_needed(&shared, shared.options.compaction_dead_ratio),
+            }
         }));
         if !matches!(pass, Ok(Ok(_))) {
             shared
@@ -197,8 +200,9 @@ fn run(weak: Weak<Shared>) {
     }
 }
 
-/// Waits for a request (or a periodic tick); false on shutdown.
-fn wait_for_work(shared: &Shared) -> bool {
+/// Waits for a request (or a periodic tick); `None` on shutdown, else
+/// whether automatic compaction is paused.
+fn wait_for_work(shared: &Shared) -> Option<bool> {
     let (lock, cvar) = &shared.compaction_signal;
     let mut req = lock.lock().unwrap_or_else(|e| e.into_inner());
     if !req.pending && !req.shutdown {
@@ -208,5 +212,5 @@ fn wait_for_work(shared: &Shared) -> bool {
             .unwrap_or_else(|e| e.into_inner().0);
     }
     req.pending = false;
-    !req.shutdown
+    (!req.shutdown).then_some(req.paused)
 }
