@@ -471,6 +471,27 @@ impl Db {
         cvar.notify_one();
     }
 
+    /// Returns once no compaction is due: waits for a pass the background
+    /// thread is running, then, unless automatic compaction is paused (or
+    /// there is no background thread), runs on this thread what it would
+    /// run next. Returns how many compactions this call ran.
+    pub fn wait_for_compaction(&self) -> Result<u64> {
+        let shared = self.shared();
+        let runs_in_background = shared.options.background_compaction && self.auto_compaction();
+        match runs_in_background && !self.is_read_only() {
+            true => compaction::compact_while_needed(&shared, shared.options.compaction_dead_ratio),
+            false => {
+                drop(
+                    shared
+                        .compaction_lock
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()),
+                );
+                Ok(0)
+            }
+        }
+    }
+
     /// Whether background compaction runs (not paused by
     /// [`Db::set_auto_compaction`]).
     pub fn auto_compaction(&self) -> bool {
@@ -519,6 +540,19 @@ impl Db {
             }
         }
         Ok(())
+    }
+
+    /// What every segment file holds of every keyspace (reads every
+    /// record: O(data)). Damage is a `Corruption` naming the file.
+    pub fn segment_summaries(&self) -> Result<Vec<crate::SegmentSummary>> {
+        let shared = self.shared();
+        let keyspaces = shared.keyspaces.load();
+        let live = |id: KeyspaceId| keyspaces.get(id).is_some();
+        let mut out = Vec::new();
+        for segment in shared.segments.load().iter() {
+            out.extend(crate::segment_summary::summarize(segment, live)?);
+        }
+        Ok(out)
     }
 
     /// The shape of `keyspace`'s index and the structure changes it has

@@ -310,3 +310,25 @@ fn auto_compaction_pauses_and_resumes() {
     }
     assert!(db.stats().compactions > paused.compactions);
 }
+
+/// `wait_for_compaction` returns with nothing left due: a second call
+/// finds nothing to do, and the sealed segments are under the threshold.
+#[test]
+fn wait_for_compaction_leaves_nothing_due() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    for round in 0..4 {
+        write_round(&db, 20_000, round);
+    }
+    db.wait_for_compaction().unwrap();
+    assert_eq!(db.wait_for_compaction().unwrap(), 0);
+    let stats = db.stats();
+    // The active segment (at most 1 MiB) is never compacted.
+    let active_at_most = (1u64 << 20) as f64;
+    assert!(
+        stats.dead_bytes as f64 <= 0.4 * stats.data_bytes as f64 + active_at_most,
+        "{stats:?}"
+    );
+    db.set_auto_compaction(false);
+    assert_eq!(db.wait_for_compaction().unwrap(), 0, "paused: only waits");
+}

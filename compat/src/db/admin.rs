@@ -168,10 +168,20 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         }
     }
 
-    /// Returns once no compaction is running: AlexDB's manual compactions
-    /// finish before `compact_range` returns, so there is nothing to wait for.
-    pub fn wait_for_compact(&self, _opts: &WaitForCompactOptions) -> Result<(), Error> {
-        Ok(())
+    /// Returns once no compaction is due: waits for the background pass
+    /// under way, then runs what the next would (unless automatic
+    /// compaction is disabled). `flush` has nothing to flush (every write is
+    /// in the log). With a timeout, a wait that took longer fails with
+    /// `Timed out` (the compaction itself completed). `abort_on_pause`
+    /// concerns RocksDB's `PauseBackgroundWork`, which AlexDB has not.
+    pub fn wait_for_compact(&self, opts: &WaitForCompactOptions) -> Result<(), Error> {
+        let started = std::time::Instant::now();
+        self.core().engine.wait_for_compaction().rocks()?;
+        let limit = std::time::Duration::from_micros(opts.timeout_micros);
+        match opts.timeout_micros > 0 && started.elapsed() > limit {
+            true => Err(Error::timed_out("Timed out waiting for compactions")),
+            false => Ok(()),
+        }
     }
 
     /// Checks the options as RocksDB does (known mutable option names,
@@ -333,12 +343,31 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         core.engine.catch_up().rocks()
     }
 
-    /// Not supported: AlexDB's segment files are not SST files with levels
-    /// and key ranges. Fails with `Not implemented`.
+    /// The data files: one entry per segment file and column family with
+    /// records in it (column families share AlexDB's segment files), named
+    /// as RocksDB names its files (`/` and the file name), with the file's
+    /// size, the family's smallest and largest key in it, and its records
+    /// (`num_entries`, every put, merge and delete, live or not) and deletes
+    /// (`num_deletions`). Every file is at level 0: segments' key ranges
+    /// overlap, as RocksDB's level-0 files may. Reads every record.
     pub fn live_files(&self) -> Result<Vec<LiveFile>, Error> {
-        Err(Error::not_supported(
-            "AlexDB keeps segment files, not SST files",
-        ))
+        let core = self.core();
+        let summaries = core.engine.segment_summaries().rocks()?;
+        let families = core.families();
+        let files = summaries.into_iter().filter_map(|s| {
+            let family = families.get(&s.keyspace.0)?;
+            Some(LiveFile {
+                column_family_name: family.name.clone(),
+                name: format!("/{}", s.file_name),
+                size: usize::try_from(s.file_bytes).unwrap_or(usize::MAX),
+                level: 0,
+                start_key: Some(s.smallest_key),
+                end_key: Some(s.largest_key),
+                num_entries: s.entries,
+                num_deletions: s.deletions,
+            })
+        });
+        Ok(files.collect())
     }
 
     /// Does nothing, which RocksDB allows: it only promises to drop files
@@ -357,8 +386,17 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Does nothing: background compaction stops when the database closes.
-    pub fn cancel_all_background_work(&self, _wait: bool) {}
+    /// Stops background compaction for the rest of this handle's life (as
+    /// RocksDB does before a close); with `wait`, returns once a pass under
+    /// way has ended. `compact_range` still compacts.
+    pub fn cancel_all_background_work(&self, wait: bool) {
+        let engine = &self.core().engine;
+        engine.set_auto_compaction(false);
+        if wait {
+            // Paused: this only waits for the running pass.
+            let _ = engine.wait_for_compaction();
+        }
+    }
 }
 
 /// Parses an integer property as rocksdb does, with its error text.
@@ -449,5 +487,22 @@ mod tests {
         drop(db);
         let db = DB::open(&Options::default(), dir.path()).unwrap();
         assert!(running(&db), "the setting is the opening options'");
+    }
+
+    /// `cancel_all_background_work` pauses compaction for good;
+    /// `wait_for_compact` returns once nothing is due.
+    #[test]
+    fn cancel_and_wait_for_compactions() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let db = DB::open(&opts, dir.path()).unwrap();
+        db.put(b"k", b"v").unwrap();
+        let wait = crate::WaitForCompactOptions::default();
+        db.wait_for_compact(&wait).unwrap();
+        db.cancel_all_background_work(true);
+        assert!(!db.core().engine.auto_compaction());
+        db.wait_for_compact(&wait).unwrap();
+        assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"v"[..]));
     }
 }
