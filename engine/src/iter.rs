@@ -6,14 +6,7 @@
 //! from the index in small chunks, each under its own short pin, restarting
 //! from the last key it saw. Every cursor is an implicit snapshot: writes
 //! made after its creation are invisible to it.
-//!
-//! A fetched entry is resolved (its record read, checked and its visible
-//! version found) only when the cursor reaches it, against the segment
-//! table it was fetched under: sealed records never change, and the table
-//! keeps the segments it lists mapped, so this reads what resolving at
-//! fetch time would have. A seek that reads one entry resolves one.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -24,15 +17,13 @@ use crate::error::{Error, Result};
 use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::Keyspace;
 use crate::location::Location;
-use crate::mvcc::Relocations;
-use crate::range_tombstones::RangeTombstones;
-use crate::read::{TableResolver, Version, key_in, visible_version};
+use crate::read::{TableResolver, Version, visible_version};
 use crate::segment::{Segment, SegmentTable};
 use crate::snapshot::SnapshotGuard;
 
 /// Entries fetched from the index by the first refill after a seek; each
 /// further refill doubles, up to [`MAX_CHUNK`]. Short scans (seek + a few
-/// nexts) fetch few entries; long scans amortize the index traversals.
+/// nexts) resolve few records; long scans amortize the index traversals.
 const FIRST_CHUNK: usize = 12;
 /// Largest refill.
 const MAX_CHUNK: usize = 512;
@@ -89,54 +80,6 @@ impl KeyRange {
     }
 }
 
-/// Index entries fetched and not yet resolved, with what they were fetched
-/// under.
-struct Fetched {
-    table: Arc<SegmentTable>,
-    relocations: Arc<Relocations>,
-    tombstones: Arc<RangeTombstones>,
-    payloads: VecDeque<u64>,
-    /// Where to fetch again if resolving races compaction: after the last
-    /// entry resolved (by its payload), or from where this chunk began.
-    restart: Restart,
-}
-
-/// Where a chunk's fetch restarts.
-enum Restart {
-    After(u64),
-    From(Bound<Vec<u8>>),
-}
-
-impl std::fmt::Debug for Fetched {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fetched")
-            .field("payloads", &self.payloads.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Fetched {
-    /// The bound to fetch again from.
-    fn restart_bound(&self) -> Bound<Vec<u8>> {
-        match &self.restart {
-            Restart::After(p) => {
-                Bound::Excluded(key_in(&self.table, *p, &Cell::new(false)).to_vec())
-            }
-            Restart::From(bound) => bound.clone(),
-        }
-    }
-}
-
-/// What resolving the fetched entries gave.
-enum Resolved {
-    /// The next visible entry.
-    Entry(Entry),
-    /// None left in this chunk (or the range ended).
-    Drained,
-    /// A location was missing from the chunk's table: fetch again from here.
-    Refetch(Bound<Vec<u8>>),
-}
-
 /// A positioned, bidirectional iterator over one keyspace at a snapshot.
 #[derive(Debug)]
 pub struct Cursor {
@@ -144,7 +87,7 @@ pub struct Cursor {
     ks: Arc<Keyspace>,
     range: KeyRange,
     current: Option<Entry>,
-    fetched: Option<Fetched>,
+    ahead: VecDeque<Entry>,
     direction: ScanDirection,
     /// Key of the last index entry fetched in `direction`, visible or not.
     fetched_up_to: Option<Vec<u8>>,
@@ -161,7 +104,7 @@ impl Cursor {
             ks,
             range,
             current: None,
-            fetched: None,
+            ahead: VecDeque::new(),
             direction: ScanDirection::Forward,
             fetched_up_to: None,
             exhausted: true,
@@ -244,7 +187,7 @@ impl Cursor {
         };
         if self.direction != direction {
             self.direction = direction;
-            self.fetched = None;
+            self.ahead.clear();
             self.exhausted = false;
             self.chunk = FIRST_CHUNK;
             self.fetched_up_to = Some(current.key().to_vec());
@@ -254,7 +197,7 @@ impl Cursor {
 
     fn start(&mut self, from: Bound<Vec<u8>>, direction: ScanDirection) {
         self.current = None;
-        self.fetched = None;
+        self.ahead.clear();
         self.error = None;
         self.direction = direction;
         self.exhausted = false;
@@ -267,37 +210,12 @@ impl Cursor {
         self.advance();
     }
 
-    /// Makes the next visible entry current, fetching as needed.
+    /// Makes the next buffered entry current, refilling as needed.
     fn advance(&mut self) {
-        let mut refetches = 0;
         loop {
-            match self.resolve_fetched() {
-                Ok(Resolved::Entry(e)) => {
-                    self.current = Some(e);
-                    if self.fetched.as_ref().is_some_and(|f| f.payloads.is_empty()) {
-                        // Let the chunk's table go: the entry holds its own
-                        // segment, and retired ones can be removed.
-                        self.fetched = None;
-                    }
-                    return;
-                }
-                Ok(Resolved::Drained) => {}
-                Ok(Resolved::Refetch(from)) => {
-                    refetches += 1;
-                    let result = match refetches > MAX_RESTARTS {
-                        true => Err(self.raced_too_often()),
-                        false => self.refill(from),
-                    };
-                    if let Err(e) = result {
-                        self.fail(e);
-                        return;
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    self.fail(e);
-                    return;
-                }
+            if let Some(e) = self.ahead.pop_front() {
+                self.current = Some(e);
+                return;
             }
             if self.exhausted {
                 return;
@@ -315,111 +233,102 @@ impl Cursor {
 
     fn fail(&mut self, e: Error) {
         self.current = None;
-        self.fetched = None;
+        self.ahead.clear();
         self.exhausted = true;
         self.error = Some(e);
     }
 
-    /// Fetches the next chunk of index entries from `from` (resolved later,
-    /// one by one, by [`Self::resolve_fetched`]).
+    /// Fetches the next chunk of index entries from `from` and buffers the
+    /// versions visible at the snapshot.
     fn refill(&mut self, from: Bound<Vec<u8>>) -> Result<()> {
         let shared = self.snapshot.shared().clone();
         for _ in 0..MAX_RESTARTS {
             let guard = epoch::pin();
-            let table = shared.segments.load_full();
-            let relocations = shared.relocations.load_full();
+            let table = shared.segments.load();
+            let relocations = shared.relocations.load();
             let resolver = TableResolver::new(&table);
             let chunk = self.chunk;
             let mut payloads = Vec::with_capacity(chunk);
+            let bound = as_slice_bound(&from);
             self.ks.index.collect(
-                as_slice_bound(&from),
+                bound,
                 self.direction,
                 chunk,
                 &resolver,
                 &guard,
                 &mut payloads,
             );
-            let last_key = payloads.last().map(|&p| resolver.key(p).to_vec());
             if resolver.missed() {
                 continue;
             }
             prefetch_records(&table, &payloads);
-            self.exhausted = payloads.len() < chunk;
-            self.chunk = (chunk * 2).min(MAX_CHUNK);
-            match last_key {
-                Some(k) => self.fetched_up_to = Some(k),
-                None => self.exhausted = true,
+            let tombstones = self.ks.range_tombstones();
+            let mut buffered = Vec::with_capacity(payloads.len());
+            let mut retry = false;
+            let mut out_of_range = false;
+            let mut last_key = None;
+            for (i, &p) in payloads.iter().enumerate() {
+                if let Some(&ahead) = payloads.get(i + PREFETCHED) {
+                    prefetch_record(&table, ahead);
+                }
+                let key = resolver.key(p);
+                if self.past_range(key) {
+                    out_of_range = true;
+                    break;
+                }
+                last_key = Some(key);
+                let version = visible_version(
+                    &table,
+                    &relocations,
+                    Location(p),
+                    None,
+                    self.seq(),
+                    shared.options.verify_checksums,
+                )?;
+                match version {
+                    Version::Put(segment, record)
+                        if self.range.contains(record.key)
+                            && !tombstones.hides(record.key, record.seq, self.seq()) =>
+                    {
+                        buffered.push(Entry::new(segment, record.key, record.value));
+                    }
+                    Version::Retry => {
+                        retry = true;
+                        break;
+                    }
+                    _ => {}
+                }
             }
-            self.fetched = Some(Fetched {
-                table,
-                relocations,
-                tombstones: Arc::clone(&self.ks.range_tombstones()),
-                payloads: payloads.into(),
-                restart: Restart::From(from),
-            });
+            if retry {
+                continue;
+            }
+            self.exhausted = out_of_range || payloads.len() < chunk;
+            self.chunk = (chunk * 2).min(MAX_CHUNK);
+            self.fetched_up_to = last_key.map(<[u8]>::to_vec).or(self.fetched_up_to.take());
+            if last_key.is_none() {
+                self.exhausted = true;
+            }
+            self.ahead.extend(buffered);
             return Ok(());
         }
-        Err(self.raced_too_often())
-    }
-
-    fn raced_too_often(&self) -> Error {
-        Error::InvalidArgument(format!(
+        Err(Error::InvalidArgument(format!(
             "iteration over keyspace {:?} kept racing compaction; was it dropped?",
             self.ks.name()
-        ))
+        )))
     }
 
-    /// Resolves fetched entries in order until one is visible at the
-    /// snapshot, in the range and not under a range delete.
-    fn resolve_fetched(&mut self) -> Result<Resolved> {
-        let seq = self.seq();
-        let verify = self.snapshot.shared().options.verify_checksums;
-        let (range, direction) = (&self.range, self.direction);
-        let Some(f) = self.fetched.as_mut() else {
-            return Ok(Resolved::Drained);
-        };
-        while let Some(p) = f.payloads.pop_front() {
-            if let Some(&ahead) = f.payloads.get(PREFETCHED - 1) {
-                prefetch_record(&f.table, ahead);
-            }
-            let missed = Cell::new(false);
-            let key = key_in(&f.table, p, &missed);
-            if missed.get() {
-                return Ok(Resolved::Refetch(f.restart_bound()));
-            }
-            if past_range(range, direction, key) {
-                f.payloads.clear();
-                self.exhausted = true;
-                return Ok(Resolved::Drained);
-            }
-            match visible_version(&f.table, &f.relocations, Location(p), None, seq, verify)? {
-                Version::Put(segment, record)
-                    if range.contains(record.key)
-                        && !f.tombstones.hides(record.key, record.seq, seq) =>
-                {
-                    let entry = Entry::new(segment, record.key, record.value);
-                    f.restart = Restart::After(p);
-                    return Ok(Resolved::Entry(entry));
-                }
-                Version::Retry => return Ok(Resolved::Refetch(f.restart_bound())),
-                _ => f.restart = Restart::After(p),
-            }
+    /// Whether `key` lies beyond the range in the current direction.
+    fn past_range(&self, key: &[u8]) -> bool {
+        match self.direction {
+            ScanDirection::Forward => self.range.upper.as_deref().is_some_and(|u| key >= u),
+            ScanDirection::Reverse => self.range.lower.as_deref().is_some_and(|l| key < l),
         }
-        Ok(Resolved::Drained)
-    }
-}
-
-/// Whether `key` lies beyond `range` in `direction`.
-fn past_range(range: &KeyRange, direction: ScanDirection, key: &[u8]) -> bool {
-    match direction {
-        ScanDirection::Forward => range.upper.as_deref().is_some_and(|u| key >= u),
-        ScanDirection::Reverse => range.lower.as_deref().is_some_and(|l| key < l),
     }
 }
 
 /// Hints the CPU to load the records of `payloads` (in log order they lie
 /// far apart: fetching them together overlaps their cache misses).
-/// Resolving keeps hinting [`PREFETCHED`] records ahead of the one it
+/// The refill loop keeps hinting [`PREFETCHED`] records ahead of the one it
 /// reads.
 fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
     for &p in payloads.iter().take(PREFETCHED) {

@@ -332,35 +332,3 @@ fn wait_for_compaction_leaves_nothing_due() {
     db.set_auto_compaction(false);
     assert_eq!(db.wait_for_compaction().unwrap(), 0, "paused: only waits");
 }
-
-/// A cursor resolves the entries it fetched only as it reaches them, from
-/// the segment table it fetched them under: a full compaction between two
-/// steps (which retires every segment those entries were in) changes
-/// nothing it reads, and the cursor then goes on in the new segments.
-#[test]
-fn a_cursor_reads_on_through_a_compaction_between_steps() {
-    let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        background_compaction: false,
-        ..options()
-    };
-    let db = Db::open(dir.path(), options).unwrap();
-    let ks = db.keyspace("default").unwrap();
-    write_round(&db, 5_000, 0);
-    write_round(&db, 5_000, 1);
-    let mut cursor = db.cursor(ks, alexdb_engine::KeyRange::default()).unwrap();
-    cursor.seek(&key(100));
-    let mut seen = vec![cursor.entry().unwrap().key().to_vec()];
-    cursor.forward();
-    assert!(db.compact().unwrap() > 0);
-    write_round(&db, 5_000, 2); // invisible to the cursor
-    while let Some(e) = cursor.entry() {
-        let i = seen.len() as u32 + 100;
-        assert_eq!(e.key(), key(i).as_slice());
-        assert_eq!(e.value(), value(i, 1).as_slice());
-        seen.push(e.key().to_vec());
-        cursor.forward();
-    }
-    assert!(cursor.status().is_ok());
-    assert_eq!(seen.len(), 4_900);
-}
