@@ -349,7 +349,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// size, the family's smallest and largest key in it, and its records
     /// (`num_entries`, every put, merge and delete, live or not) and deletes
     /// (`num_deletions`). Every file is at level 0: segments' key ranges
-    /// overlap, as RocksDB's level-0 files may. Reads every record.
+    /// overlap, as RocksDB's level-0 files may. Keys are the stored ones in
+    /// byte order (encoded version keys in a family with user timestamps;
+    /// no custom comparator applied). Reads every record.
     pub fn live_files(&self) -> Result<Vec<LiveFile>, Error> {
         let core = self.core();
         let summaries = core.engine.segment_summaries().rocks()?;
