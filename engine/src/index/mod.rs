@@ -32,6 +32,7 @@ mod model;
 mod node;
 mod node_ptr;
 mod projection;
+mod retired;
 mod scan;
 mod side_rebuild;
 mod smo;
@@ -56,6 +57,7 @@ pub(crate) fn reclaim_retired() {
     for _ in 0..RECLAIM_FLUSHES {
         crossbeam_epoch::pin().flush();
     }
+    retired::free_all();
 }
 
 pub use stats::IndexStats;

@@ -79,11 +79,21 @@ impl<'g> NodeRef<'g> {
     /// Schedules the node's destruction once no pinned reader can see it.
     /// Writer only, once per node, and only after unlinking it from every
     /// live link (see the module protocol). Children are not affected.
+    /// The node is not dropped where the epoch collects it but handed
+    /// over to [`super::retired`], for a writer to free.
     pub(crate) fn retire(self, guard: &Guard) {
+        let raw = self.0.as_raw() as usize;
         // SAFETY: the writer calls this once per node, after replacing every
-        // live link to it; epoch deferral covers readers that loaded it
-        // before. Dropping a `Node` never touches its children.
-        unsafe { guard.defer_destroy(self.0) }
+        // live link to it; epoch deferral runs the closure once, after every
+        // guard that could have loaded the node is gone, so it then owns the
+        // node alone (`raw` came from `Owned::new` in `publish`). Dropping a
+        // `Node` later never touches its children.
+        unsafe {
+            guard.defer_unchecked(move || {
+                let node = Shared::from(raw as *const Node).into_owned();
+                super::retired::hand_over(node.into_box());
+            })
+        }
     }
 }
 

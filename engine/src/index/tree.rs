@@ -11,6 +11,7 @@ use super::data_node::DataNode;
 use super::known_keys::Entries;
 use super::node::Node;
 use super::node_ptr::{Link, NodeRef, free_tree};
+use super::retired;
 use super::side_rebuild::{self, CHUNK, LOCKED_REPLAY, SideRebuild, Write};
 use super::smo::{Writer, as_data, retire_subtree};
 use super::stats::{self, Counters, IndexStats};
@@ -156,6 +157,12 @@ impl AlexIndex {
     /// Inserts `key` or replaces its payload; returns the previous payload.
     /// Writers are serialized; readers never wait.
     pub fn upsert<R: KeyResolver>(&self, key: &[u8], payload: u64, resolver: &R) -> Option<u64> {
+        let previous = self.upsert_locked(key, payload, resolver);
+        retired::free_some(retired::FREED_PER_WRITE);
+        previous
+    }
+
+    fn upsert_locked<R: KeyResolver>(&self, key: &[u8], payload: u64, resolver: &R) -> Option<u64> {
         let _lock = self.lock();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
@@ -208,6 +215,16 @@ impl AlexIndex {
     /// Readers never wait; they see the batch's entries appear node by node
     /// (the batch is not atomic).
     pub fn upsert_batch<R: KeyResolver>(
+        &self,
+        entries: &[(&[u8], u64)],
+        resolver: &R,
+    ) -> Vec<Option<u64>> {
+        let previous = self.upsert_batch_locked(entries, resolver);
+        retired::free_some(retired::FREED_PER_WRITE * entries.len());
+        previous
+    }
+
+    fn upsert_batch_locked<R: KeyResolver>(
         &self,
         entries: &[(&[u8], u64)],
         resolver: &R,
@@ -292,6 +309,17 @@ impl AlexIndex {
     }
 
     fn remove_where<R: KeyResolver>(
+        &self,
+        key: &[u8],
+        resolver: &R,
+        wanted: impl Fn(u64) -> bool,
+    ) -> Option<u64> {
+        let removed = self.remove_locked(key, resolver, wanted);
+        retired::free_some(retired::FREED_PER_WRITE);
+        removed
+    }
+
+    fn remove_locked<R: KeyResolver>(
         &self,
         key: &[u8],
         resolver: &R,
