@@ -207,6 +207,15 @@ pub fn table(s: &mut String, r: &RunResults, scenario: &Scenario) {
         "\nEach aim compares figures of this run only; `n/a`: a figure is missing (not run, \
          not supported, or failed).\n"
     );
+    if let Some(stalls) = r.machine.cpu_stalls {
+        let _ = writeln!(
+            s,
+            "A longest-put aim cannot be met below the machine's own stalls: a spinning thread \
+             lost up to {:.2} ms at a time with every core busy ({:.2} ms alone), and an \
+             engine's background work keeps a second core busy.\n",
+            stalls.all_busy_ms, stalls.alone_ms
+        );
+    }
 }
 
 fn verdict(r: &RunResults, scenario: &Scenario, alex: EngineKind, aim: &Aim) -> String {

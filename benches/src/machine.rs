@@ -8,6 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpu_stalls::CpuStalls;
+
 /// A description of the machine, recorded with every run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Machine {
@@ -25,7 +27,21 @@ pub struct Machine {
     pub load_at_start: String,
     /// 1/5/15-minute load averages when the run ended.
     pub load_at_end: String,
+    /// How long the machine kept a running thread from running (measured
+    /// by the runner before its first child; absent in older results).
+    #[serde(default)]
+    pub cpu_stalls: Option<CpuStalls>,
+    /// The allocator of the runner's Rust code (absent in older results).
+    #[serde(default)]
+    pub allocator: String,
 }
+
+/// The allocator the runner was built with (see the `mimalloc` feature).
+const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
+    "mimalloc"
+} else {
+    "the system allocator"
+};
 
 impl Machine {
     /// Describes this machine; `data_dir` is where the engines write.
@@ -38,20 +54,27 @@ impl Machine {
             kernel: command_line("uname", &["-srm"]),
             load_at_start: load_average(),
             load_at_end: String::new(),
+            cpu_stalls: None,
+            allocator: ALLOCATOR.into(),
         }
     }
 
     /// One line for reports.
     pub fn summary(&self) -> String {
+        let stalls = self
+            .cpu_stalls
+            .map(|s| format!("; {}", s.summary()))
+            .unwrap_or_default();
         format!(
-            "{}, {} logical CPUs, {:.1} GiB RAM, disk: {}, kernel {}, load average {} at start / {} at end",
+            "{}, {} logical CPUs, {:.1} GiB RAM, disk: {}, kernel {}, load average {} at start / {} at end{stalls}; Rust allocator: {}",
             self.cpu,
             self.cores,
             self.ram_gib,
             self.disk,
             self.kernel,
             self.load_at_start,
-            self.load_at_end
+            self.load_at_end,
+            self.allocator
         )
     }
 }

@@ -6,10 +6,16 @@
 //! another; it reads each child's figures as JSON and writes a markdown
 //! report, the raw figures and an SVG chart.
 
+/// With the `mimalloc` feature, Rust code allocates through mimalloc.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod aims;
 mod chart;
 mod child;
 mod cli;
+mod cpu_stalls;
 mod engines;
 mod error;
 mod keys;

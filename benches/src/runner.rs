@@ -3,12 +3,13 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::child::WARM_UP;
 use crate::cli::Cli;
+use crate::cpu_stalls::CpuStalls;
 use crate::engines::EngineKind;
 use crate::error::{BenchError, Result};
 use crate::machine::{self, Machine};
@@ -16,6 +17,10 @@ use crate::results::{
     ChildOutput, Failure, RunResults, Sample, Scenario, Settings, summarize, summarize_latency,
 };
 use crate::{chart, report};
+
+/// How long each half of the machine's stall probe spins (see
+/// [`CpuStalls`]): before the children, so nothing else of ours runs.
+const STALL_PROBE: Duration = Duration::from_secs(5);
 
 /// One child to start.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +35,7 @@ pub fn run(cli: &Cli) -> Result<RunResults> {
     let started = Instant::now();
     let data_dir = cli.data_dir.clone().unwrap_or_else(std::env::temp_dir);
     let mut machine = Machine::detect(&data_dir);
+    machine.cpu_stalls = Some(CpuStalls::measure(STALL_PROBE));
     let started_utc = machine::utc_now();
     let runs = plan(cli);
     let bar = progress(runs.len() as u64);
