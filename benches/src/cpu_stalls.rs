@@ -88,7 +88,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gaps_are_measured_and_bounded_by_the_run() {
+    fn gaps_are_measured_alone_and_with_every_core_busy() {
         let s = CpuStalls::measure(Duration::from_millis(50));
         assert!(s.alone_ms > 0.0, "{s:?}");
         assert!(s.all_busy_ms > 0.0, "{s:?}");

@@ -42,6 +42,8 @@ impl Default for AlexIndex {
 impl Drop for AlexIndex {
     fn drop(&mut self) {
         free_tree(&mut self.root);
+        // No write to this index will free what it retired: free the pool now.
+        retired::free_all();
     }
 }
 
