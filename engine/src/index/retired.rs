@@ -45,14 +45,23 @@ pub(crate) fn hand_over(node: Box<Node>) {
     pool().push(node);
 }
 
-/// Frees up to `max` pooled nodes on the calling thread.
+/// Frees up to `max` pooled nodes on the calling thread, a few per hold of
+/// the pool's lock and outside it, without allocating: this runs after
+/// every write.
 pub(crate) fn free_some(max: usize) {
-    let taken: Vec<Box<Node>> = {
-        let mut pool = pool();
-        let keep = pool.len().saturating_sub(max);
-        pool.split_off(keep)
-    };
-    drop(taken);
+    let mut left = max;
+    while left > 0 {
+        let taken: [Option<Box<Node>>; FREED_PER_WRITE] = {
+            let mut pool = pool();
+            std::array::from_fn(|i| if i < left { pool.pop() } else { None })
+        };
+        let freed = taken.iter().flatten().count();
+        drop(taken);
+        if freed < FREED_PER_WRITE.min(left) {
+            return;
+        }
+        left -= freed;
+    }
 }
 
 /// Frees every pooled node on the calling thread.
