@@ -19,6 +19,7 @@ use crate::keyspace::Keyspace;
 use crate::location::Location;
 use crate::read::{TableResolver, Version, visible_version};
 use crate::segment::{Segment, SegmentTable};
+use crate::shared::Shared;
 use crate::snapshot::SnapshotGuard;
 
 /// Entries fetched from the index by the first refill after a seek; each
@@ -33,31 +34,45 @@ const PREFETCHED: usize = 16;
 /// Restarts of one refill after racing compaction before giving up.
 const MAX_RESTARTS: usize = 1000;
 
-/// One key-value pair, borrowed in place from a mapped segment.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    segment: Arc<Segment>,
+/// One key-value pair, borrowed in place from a mapped segment the cursor
+/// holds: valid until the cursor moves.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
+    key: &'a [u8],
+    value: &'a [u8],
+}
+
+impl<'a> Entry<'a> {
+    /// The key.
+    pub fn key(&self) -> &'a [u8] {
+        self.key
+    }
+
+    /// The value.
+    pub fn value(&self) -> &'a [u8] {
+        self.value
+    }
+}
+
+/// A buffered entry: byte ranges in one of the cursor's pinned segments.
+/// Plain offsets, so buffering an entry touches no reference count (an
+/// atomic increment per entry also fenced the loads of the records after
+/// it).
+#[derive(Clone, Copy, Debug)]
+struct Buffered {
+    /// Index into [`Cursor::pins`].
+    pin: usize,
     key: (usize, usize),
     value: (usize, usize),
 }
 
-impl Entry {
-    /// The key.
-    pub fn key(&self) -> &[u8] {
-        &self.segment.bytes()[self.key.0..self.key.1]
-    }
-
-    /// The value.
-    pub fn value(&self) -> &[u8] {
-        &self.segment.bytes()[self.value.0..self.value.1]
-    }
-
-    fn new(segment: &Arc<Segment>, key: &[u8], value: &[u8]) -> Self {
+impl Buffered {
+    fn new(pin: usize, segment: &Segment, key: &[u8], value: &[u8]) -> Self {
         let base = segment.bytes().as_ptr() as usize;
         let k = key.as_ptr() as usize - base;
         let v = value.as_ptr() as usize - base;
-        Entry {
-            segment: segment.clone(),
+        Buffered {
+            pin,
             key: (k, k + key.len()),
             value: (v, v + value.len()),
         }
@@ -86,11 +101,18 @@ pub struct Cursor {
     snapshot: SnapshotGuard,
     ks: Arc<Keyspace>,
     range: KeyRange,
-    current: Option<Entry>,
-    ahead: VecDeque<Entry>,
+    /// The segments the buffered entries (and the current one) lie in,
+    /// each once; replaced by every refill.
+    pins: Vec<Arc<Segment>>,
+    current: Option<Buffered>,
+    ahead: VecDeque<Buffered>,
     direction: ScanDirection,
-    /// Key of the last index entry fetched in `direction`, visible or not.
-    fetched_up_to: Option<Vec<u8>>,
+    /// Key of the last index entry fetched in `direction`, visible or not
+    /// (empty with `fetched` false: nothing fetched since the last seek).
+    fetched_up_to: Vec<u8>,
+    fetched: bool,
+    /// The index payloads of a refill (kept for its capacity).
+    payloads: Vec<u64>,
     exhausted: bool,
     error: Option<Error>,
     /// Entries the next refill fetches.
@@ -103,10 +125,13 @@ impl Cursor {
             snapshot,
             ks,
             range,
+            pins: Vec::new(),
             current: None,
             ahead: VecDeque::new(),
             direction: ScanDirection::Forward,
-            fetched_up_to: None,
+            fetched_up_to: Vec::new(),
+            fetched: false,
+            payloads: Vec::new(),
             exhausted: true,
             error: None,
             chunk: FIRST_CHUNK,
@@ -124,8 +149,13 @@ impl Cursor {
     }
 
     /// The current entry.
-    pub fn entry(&self) -> Option<&Entry> {
-        self.current.as_ref()
+    pub fn entry(&self) -> Option<Entry<'_>> {
+        let b = self.current?;
+        let bytes = self.pins[b.pin].bytes();
+        Some(Entry {
+            key: &bytes[b.key.0..b.key.1],
+            value: &bytes[b.value.0..b.value.1],
+        })
     }
 
     /// The error that stopped the cursor, if any (it is then not valid).
@@ -135,40 +165,40 @@ impl Cursor {
 
     /// Positions at the first key of the range.
     pub fn seek_to_first(&mut self) {
-        let from = self
-            .range
-            .lower
-            .clone()
-            .map_or(Bound::Unbounded, Bound::Included);
-        self.start(from, ScanDirection::Forward);
+        match self.range.lower.clone() {
+            Some(lower) => self.start(Bound::Included(&lower), ScanDirection::Forward),
+            None => self.start(Bound::Unbounded, ScanDirection::Forward),
+        }
     }
 
     /// Positions at the last key of the range.
     pub fn seek_to_last(&mut self) {
-        let from = self
-            .range
-            .upper
-            .clone()
-            .map_or(Bound::Unbounded, Bound::Excluded);
-        self.start(from, ScanDirection::Reverse);
+        match self.range.upper.clone() {
+            Some(upper) => self.start(Bound::Excluded(&upper), ScanDirection::Reverse),
+            None => self.start(Bound::Unbounded, ScanDirection::Reverse),
+        }
     }
 
     /// Positions at the first key ≥ `key` (within the range).
     pub fn seek(&mut self, key: &[u8]) {
-        let key = match &self.range.lower {
-            Some(l) if l.as_slice() > key => l.clone(),
-            _ => key.to_vec(),
-        };
-        self.start(Bound::Included(key), ScanDirection::Forward);
+        match &self.range.lower {
+            Some(lower) if lower.as_slice() > key => {
+                let lower = lower.clone();
+                self.start(Bound::Included(&lower), ScanDirection::Forward);
+            }
+            _ => self.start(Bound::Included(key), ScanDirection::Forward),
+        }
     }
 
     /// Positions at the last key ≤ `key` (within the range).
     pub fn seek_for_prev(&mut self, key: &[u8]) {
-        let from = match &self.range.upper {
-            Some(u) if u.as_slice() <= key => Bound::Excluded(u.clone()),
-            _ => Bound::Included(key.to_vec()),
-        };
-        self.start(from, ScanDirection::Reverse);
+        match &self.range.upper {
+            Some(upper) if upper.as_slice() <= key => {
+                let upper = upper.clone();
+                self.start(Bound::Excluded(&upper), ScanDirection::Reverse);
+            }
+            _ => self.start(Bound::Included(key), ScanDirection::Reverse),
+        }
     }
 
     /// Moves to the next key; does nothing if not valid.
@@ -186,22 +216,26 @@ impl Cursor {
             return;
         };
         if self.direction != direction {
+            let bytes = self.pins[current.pin].bytes();
+            let key = &bytes[current.key.0..current.key.1];
+            self.fetched_up_to.clear();
+            self.fetched_up_to.extend_from_slice(key);
+            self.fetched = true;
             self.direction = direction;
             self.ahead.clear();
             self.exhausted = false;
             self.chunk = FIRST_CHUNK;
-            self.fetched_up_to = Some(current.key().to_vec());
         }
         self.advance();
     }
 
-    fn start(&mut self, from: Bound<Vec<u8>>, direction: ScanDirection) {
+    fn start(&mut self, from: Bound<&[u8]>, direction: ScanDirection) {
         self.current = None;
         self.ahead.clear();
         self.error = None;
         self.direction = direction;
         self.exhausted = false;
-        self.fetched_up_to = None;
+        self.fetched = false;
         self.chunk = FIRST_CHUNK;
         if let Err(e) = self.refill(from) {
             self.fail(e);
@@ -217,14 +251,19 @@ impl Cursor {
                 self.current = Some(e);
                 return;
             }
-            if self.exhausted {
+            if self.exhausted || !self.fetched {
                 return;
             }
-            let from = match self.fetched_up_to.clone() {
-                Some(k) => Bound::Excluded(k),
-                None => return,
-            };
-            if let Err(e) = self.refill(from) {
+            // The refill records its own last key in `fetched_up_to`; the
+            // previous one bounds it meanwhile.
+            let from = std::mem::take(&mut self.fetched_up_to);
+            self.fetched = false;
+            let refilled = self.refill(Bound::Excluded(&from));
+            if !self.fetched {
+                self.fetched_up_to = from;
+                self.fetched = true;
+            }
+            if let Err(e) = refilled {
                 self.fail(e);
                 return;
             }
@@ -239,31 +278,44 @@ impl Cursor {
     }
 
     /// Fetches the next chunk of index entries from `from` and buffers the
-    /// versions visible at the snapshot.
-    fn refill(&mut self, from: Bound<Vec<u8>>) -> Result<()> {
+    /// versions visible at the snapshot. Sets `fetched_up_to` (and
+    /// `fetched`) to the last index key it saw, if any. Called with nothing
+    /// current or buffered, so it may replace the pinned segments.
+    fn refill(&mut self, from: Bound<&[u8]>) -> Result<()> {
         let shared = self.snapshot.shared().clone();
+        let mut payloads = std::mem::take(&mut self.payloads);
+        let outcome = self.refill_with(&shared, from, &mut payloads);
+        payloads.clear();
+        self.payloads = payloads;
+        outcome
+    }
+
+    fn refill_with(
+        &mut self,
+        shared: &Shared,
+        from: Bound<&[u8]>,
+        payloads: &mut Vec<u64>,
+    ) -> Result<()> {
+        let seq = self.seq();
         for _ in 0..MAX_RESTARTS {
+            self.pins.clear();
+            self.ahead.clear();
+            self.ahead.reserve(self.chunk);
+            payloads.clear();
+            payloads.reserve(self.chunk);
             let guard = epoch::pin();
             let table = shared.segments.load();
             let relocations = shared.relocations.load();
             let resolver = TableResolver::new(&table);
             let chunk = self.chunk;
-            let mut payloads = Vec::with_capacity(chunk);
-            let bound = as_slice_bound(&from);
-            self.ks.index.collect(
-                bound,
-                self.direction,
-                chunk,
-                &resolver,
-                &guard,
-                &mut payloads,
-            );
+            self.ks
+                .index
+                .collect(from, self.direction, chunk, &resolver, &guard, payloads);
             if resolver.missed() {
                 continue;
             }
-            prefetch_records(&table, &payloads);
+            prefetch_records(&table, payloads);
             let tombstones = self.ks.range_tombstones();
-            let mut buffered = Vec::with_capacity(payloads.len());
             let mut retry = false;
             let mut out_of_range = false;
             let mut last_key = None;
@@ -282,15 +334,17 @@ impl Cursor {
                     &relocations,
                     Location(p),
                     None,
-                    self.seq(),
+                    seq,
                     shared.options.verify_checksums,
                 )?;
                 match version {
                     Version::Put(segment, record)
                         if self.range.contains(record.key)
-                            && !tombstones.hides(record.key, record.seq, self.seq()) =>
+                            && !tombstones.hides(record.key, record.seq, seq) =>
                     {
-                        buffered.push(Entry::new(segment, record.key, record.value));
+                        let pin = pin_of(&mut self.pins, segment);
+                        let entry = Buffered::new(pin, segment, record.key, record.value);
+                        self.ahead.push_back(entry);
                     }
                     Version::Retry => {
                         retry = true;
@@ -304,13 +358,17 @@ impl Cursor {
             }
             self.exhausted = out_of_range || payloads.len() < chunk;
             self.chunk = (chunk * 2).min(MAX_CHUNK);
-            self.fetched_up_to = last_key.map(<[u8]>::to_vec).or(self.fetched_up_to.take());
-            if last_key.is_none() {
-                self.exhausted = true;
+            match last_key {
+                Some(key) => {
+                    self.fetched_up_to.clear();
+                    self.fetched_up_to.extend_from_slice(key);
+                    self.fetched = true;
+                }
+                None => self.exhausted = true,
             }
-            self.ahead.extend(buffered);
             return Ok(());
         }
+        self.ahead.clear();
         Err(Error::InvalidArgument(format!(
             "iteration over keyspace {:?} kept racing compaction; was it dropped?",
             self.ks.name()
@@ -343,11 +401,15 @@ fn prefetch_record(table: &SegmentTable, payload: u64) {
     }
 }
 
-fn as_slice_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match b {
-        Bound::Included(k) => Bound::Included(k.as_slice()),
-        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
+/// The index of `segment` in `pins`, added if missing. A chunk's records
+/// lie in few segments, most often the one of the record before.
+fn pin_of(pins: &mut Vec<Arc<Segment>>, segment: &Arc<Segment>) -> usize {
+    match pins.iter().rposition(|s| Arc::ptr_eq(s, segment)) {
+        Some(i) => i,
+        None => {
+            pins.push(segment.clone());
+            pins.len() - 1
+        }
     }
 }
 
@@ -360,9 +422,10 @@ impl Iterator for Cursor {
         if let Some(e) = self.error.take() {
             return Some(Err(e));
         }
-        let entry = self.current.clone()?;
+        let entry = self.entry()?;
+        let item = (entry.key().into(), entry.value().into());
         let direction = self.direction;
         self.step(direction);
-        Some(Ok((entry.key().into(), entry.value().into())))
+        Some(Ok(item))
     }
 }

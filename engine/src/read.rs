@@ -77,6 +77,13 @@ impl KeyResolver for TableResolver<'_> {
     fn failed(&self) -> bool {
         self.missed.get()
     }
+
+    fn prefetch(&self, payload: u64) {
+        let loc = Location(payload);
+        if let Some(segment) = self.table.get(loc.segment()) {
+            segment.prefetch_record(loc.offset());
+        }
+    }
 }
 
 /// The key of the record at location `payload` in `table`; empty, setting

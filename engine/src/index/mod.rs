@@ -86,11 +86,20 @@ pub trait KeyResolver {
     fn failed(&self) -> bool {
         false
     }
+
+    /// Hints that the key of `payload` will be read soon (a resolver that
+    /// reads keys from memory may start loading it; the default does
+    /// nothing).
+    fn prefetch(&self, _payload: u64) {}
 }
 
 impl<R: KeyResolver + ?Sized> KeyResolver for &R {
     fn key(&self, payload: u64) -> &[u8] {
         (**self).key(payload)
+    }
+
+    fn prefetch(&self, payload: u64) {
+        (**self).prefetch(payload);
     }
 
     fn failed(&self) -> bool {

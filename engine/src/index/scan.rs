@@ -48,7 +48,7 @@ pub(crate) fn collect<R: KeyResolver>(
             Some(p) => Bound::Excluded(resolver.key(p)),
             None => from,
         };
-        let mut pos = start(leaf, bound, dir, resolver);
+        let mut pos = start(leaf, bound, dir, limit - taken, resolver);
         while let Some(p) = pos {
             let payload = leaf.payload_at(p);
             out.push(payload);
@@ -132,11 +132,18 @@ fn next_leaf<'g>(
     None
 }
 
-/// The first occupied slot of `leaf` to return for `bound`.
+/// Records hinted to the CPU when a scan starts at a key (see [`start`]).
+const PREFETCHED_AT_SEEK: usize = 16;
+
+/// The first occupied slot of `leaf` to return for `bound`. Seeking a key
+/// compares it with the record of the entry found, a cache miss; the
+/// records of the `wanted` entries from there are hinted first, so that
+/// their misses overlap it instead of following it.
 fn start<R: KeyResolver>(
     leaf: &DataNode,
     bound: Bound<&[u8]>,
     dir: ScanDirection,
+    wanted: usize,
     resolver: &R,
 ) -> Option<usize> {
     let key = match bound {
@@ -148,12 +155,38 @@ fn start<R: KeyResolver>(
         }
         Bound::Included(k) | Bound::Excluded(k) => k,
     };
-    let (ge, equal, _) = leaf.seek_ge(key, leaf.model_key(key), resolver);
+    let mk = leaf.model_key(key);
+    prefetch_near(leaf, mk, dir, wanted.min(PREFETCHED_AT_SEEK), resolver);
+    let (ge, equal, _) = leaf.seek_ge(key, mk, resolver);
     let included = matches!(bound, Bound::Included(_));
     match dir {
         ScanDirection::Forward if equal && !included => ge.and_then(|p| leaf.next_occupied(p + 1)),
         ScanDirection::Forward => ge,
         ScanDirection::Reverse if equal && included => ge,
         ScanDirection::Reverse => leaf.prev_occupied(ge.unwrap_or(leaf.slots())),
+    }
+}
+
+/// Hints the records of up to `n` entries of `leaf` from model key `mk` on
+/// in direction `dir` (one entry before it too, going in reverse).
+fn prefetch_near<R: KeyResolver>(
+    leaf: &DataNode,
+    mk: u64,
+    dir: ScanDirection,
+    n: usize,
+    resolver: &R,
+) {
+    let (at, _) = leaf.lower_bound(mk);
+    let mut pos = match dir {
+        ScanDirection::Forward => leaf.next_occupied(at),
+        ScanDirection::Reverse => leaf.prev_occupied((at + 1).min(leaf.slots())),
+    };
+    for _ in 0..n {
+        let Some(p) = pos else { return };
+        resolver.prefetch(leaf.payload_at(p));
+        pos = match dir {
+            ScanDirection::Forward => leaf.next_occupied(p + 1),
+            ScanDirection::Reverse => leaf.prev_occupied(p),
+        };
     }
 }
