@@ -28,6 +28,10 @@ pub(crate) struct FamilyCursor {
 }
 
 /// How the entries are ordered.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "the engine's cursor is the common case; boxing it would allocate per iterator"
+)]
 enum Order {
     /// Bytewise order: the engine's cursor.
     Bytewise(Cursor),
@@ -135,7 +139,10 @@ impl FamilyCursor {
 
     /// Whether the cursor is on an entry.
     pub(crate) fn valid(&self) -> bool {
-        self.item().is_some()
+        match &self.order {
+            Order::Bytewise(cursor) => cursor.valid(),
+            Order::Sorted(sorted) => sorted.current().is_some(),
+        }
     }
 
     /// The current key and value.

@@ -12,6 +12,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crossbeam_epoch as epoch;
+use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
 use crate::index::{KeyResolver, ScanDirection};
@@ -102,14 +103,16 @@ pub struct Cursor {
     ks: Arc<Keyspace>,
     range: KeyRange,
     /// The segments the buffered entries (and the current one) lie in,
-    /// each once; replaced by every refill.
-    pins: Vec<Arc<Segment>>,
+    /// each once; replaced by every refill (inline up to 4: a chunk's
+    /// records lie in a few segments).
+    pins: SmallVec<[Arc<Segment>; 4]>,
     current: Option<Buffered>,
     ahead: VecDeque<Buffered>,
     direction: ScanDirection,
     /// Key of the last index entry fetched in `direction`, visible or not
     /// (empty with `fetched` false: nothing fetched since the last seek).
-    fetched_up_to: Vec<u8>,
+    /// Inline up to 32 bytes, so that most cursors allocate nothing for it.
+    fetched_up_to: SmallVec<[u8; 32]>,
     fetched: bool,
     /// The index payloads of a refill (kept for its capacity).
     payloads: Vec<u64>,
@@ -125,11 +128,11 @@ impl Cursor {
             snapshot,
             ks,
             range,
-            pins: Vec::new(),
+            pins: SmallVec::new(),
             current: None,
             ahead: VecDeque::new(),
             direction: ScanDirection::Forward,
-            fetched_up_to: Vec::new(),
+            fetched_up_to: SmallVec::new(),
             fetched: false,
             payloads: Vec::new(),
             exhausted: true,
@@ -258,7 +261,7 @@ impl Cursor {
             // previous one bounds it meanwhile.
             let from = std::mem::take(&mut self.fetched_up_to);
             self.fetched = false;
-            let refilled = self.refill(Bound::Excluded(&from));
+            let refilled = self.refill(Bound::Excluded(&from[..]));
             if !self.fetched {
                 self.fetched_up_to = from;
                 self.fetched = true;
@@ -403,7 +406,7 @@ fn prefetch_record(table: &SegmentTable, payload: u64) {
 
 /// The index of `segment` in `pins`, added if missing. A chunk's records
 /// lie in few segments, most often the one of the record before.
-fn pin_of(pins: &mut Vec<Arc<Segment>>, segment: &Arc<Segment>) -> usize {
+fn pin_of(pins: &mut SmallVec<[Arc<Segment>; 4]>, segment: &Arc<Segment>) -> usize {
     match pins.iter().rposition(|s| Arc::ptr_eq(s, segment)) {
         Some(i) => i,
         None => {

@@ -12,6 +12,7 @@
 use std::ops::Bound;
 
 use crossbeam_epoch::Guard;
+use smallvec::SmallVec;
 
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
@@ -26,6 +27,10 @@ struct Level<'g> {
     child: NodeRef<'g>,
 }
 
+/// The inner nodes above the scan's leaf, root first: inline for trees up
+/// to 8 levels deep, so a short scan allocates nothing for it.
+type Path<'g> = SmallVec<[Level<'g>; 8]>;
+
 /// See [`super::AlexIndex::collect`].
 pub(crate) fn collect<R: KeyResolver>(
     root: &Link,
@@ -39,7 +44,7 @@ pub(crate) fn collect<R: KeyResolver>(
     if limit == 0 {
         return;
     }
-    let mut path = Vec::new();
+    let mut path = Path::new();
     let mut leaf = descend(root.load(guard), from, dir, guard, &mut path);
     let mut last: Option<u64> = None;
     let mut taken = 0;
@@ -75,7 +80,7 @@ fn descend<'g>(
     from: Bound<&[u8]>,
     dir: ScanDirection,
     guard: &'g Guard,
-    path: &mut Vec<Level<'g>>,
+    path: &mut Path<'g>,
 ) -> &'g DataNode {
     loop {
         match node.get() {
@@ -100,7 +105,7 @@ fn descend<'g>(
 /// The leaf after (or before, in reverse) the current one, climbing the
 /// path as far as needed and descending to the first (last) leaf below.
 fn next_leaf<'g>(
-    path: &mut Vec<Level<'g>>,
+    path: &mut Path<'g>,
     dir: ScanDirection,
     guard: &'g Guard,
 ) -> Option<&'g DataNode> {

@@ -1,11 +1,15 @@
 //! The set of live snapshots.
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Live snapshots by sequence number.
+///
+/// A sorted vector of (sequence number, registrations, first registered):
+/// a new registration is nearly always at the newest sequence number, so it
+/// appends or bumps the last entry, and the vector keeps its capacity, so
+/// creating and dropping a cursor allocates nothing here.
 ///
 /// Registration reads the visible sequence number under the registry's
 /// lock, and compaction captures the set together with the visible sequence
@@ -14,7 +18,15 @@ use std::time::{Duration, Instant};
 /// held for a few instructions and never by a reader of data.
 #[derive(Debug, Default)]
 pub struct SnapshotRegistry {
-    live: Mutex<BTreeMap<u64, (usize, Instant)>>,
+    live: Mutex<Vec<LiveSeq>>,
+}
+
+/// The registrations at one sequence number.
+#[derive(Debug)]
+struct LiveSeq {
+    seq: u64,
+    count: usize,
+    since: Instant,
 }
 
 /// A consistent copy of the registry, taken by compaction.
@@ -45,23 +57,23 @@ impl SnapshotRegistry {
     pub fn register(&self, visible: &AtomicU64) -> u64 {
         let mut live = self.lock();
         let seq = visible.load(Ordering::Acquire);
-        live.entry(seq).or_insert((0, Instant::now())).0 += 1;
+        add(&mut live, seq);
         seq
     }
 
     /// Adds one more registration at `seq`, which must already be live
     /// (a cursor created from a snapshot shares its sequence number).
     pub fn register_at(&self, seq: u64) {
-        self.lock().entry(seq).or_insert((0, Instant::now())).0 += 1;
+        add(&mut self.lock(), seq);
     }
 
     /// Releases one registration of `seq`.
     pub fn release(&self, seq: u64) {
         let mut live = self.lock();
-        if let Some(entry) = live.get_mut(&seq) {
-            entry.0 -= 1;
-            if entry.0 == 0 {
-                live.remove(&seq);
+        if let Ok(i) = live.binary_search_by_key(&seq, |l| l.seq) {
+            live[i].count -= 1;
+            if live[i].count == 0 {
+                live.remove(i);
             }
         }
     }
@@ -70,28 +82,55 @@ impl SnapshotRegistry {
     pub fn capture(&self, visible: &AtomicU64) -> SnapshotSet {
         let live = self.lock();
         SnapshotSet {
-            seqs: live.keys().copied().collect(),
+            seqs: live.iter().map(|l| l.seq).collect(),
             visible: visible.load(Ordering::Acquire),
         }
     }
 
     /// Number of open snapshots (iterators included).
     pub fn open_count(&self) -> usize {
-        self.lock().values().map(|e| e.0).sum()
+        self.lock().iter().map(|l| l.count).sum()
     }
 
     /// Sequence number of the oldest live snapshot.
     pub fn oldest_seq(&self) -> Option<u64> {
-        self.lock().keys().next().copied()
+        self.lock().first().map(|l| l.seq)
     }
 
     /// Age of the oldest live snapshot.
     pub fn oldest_age(&self) -> Option<Duration> {
-        self.lock().values().map(|e| e.1).min().map(|t| t.elapsed())
+        self.lock()
+            .iter()
+            .map(|l| l.since)
+            .min()
+            .map(|t| t.elapsed())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, (usize, Instant)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LiveSeq>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Adds a registration at `seq`, keeping `live` sorted; the newest
+/// sequence number (the common case) needs no search.
+fn add(live: &mut Vec<LiveSeq>, seq: u64) {
+    match live.last_mut() {
+        Some(last) if last.seq == seq => last.count += 1,
+        Some(last) if last.seq > seq => match live.binary_search_by_key(&seq, |l| l.seq) {
+            Ok(i) => live[i].count += 1,
+            Err(i) => live.insert(i, LiveSeq::new(seq)),
+        },
+        _ => live.push(LiveSeq::new(seq)),
+    }
+}
+
+impl LiveSeq {
+    fn new(seq: u64) -> Self {
+        LiveSeq {
+            seq,
+            count: 1,
+            since: Instant::now(),
+        }
     }
 }
 
@@ -116,5 +155,28 @@ mod tests {
         reg.release(5);
         reg.release(5);
         assert_eq!(reg.oldest_seq(), Some(9));
+    }
+
+    /// A registration below the newest live one (a cursor of an old
+    /// snapshot) joins its own sequence number, keeping the order.
+    #[test]
+    fn registrations_out_of_order_stay_sorted() {
+        let reg = SnapshotRegistry::default();
+        let visible = AtomicU64::new(3);
+        reg.register(&visible);
+        visible.store(7, Ordering::Release);
+        reg.register(&visible);
+        reg.register_at(3);
+        reg.register_at(5);
+        assert_eq!(reg.capture(&visible).seqs, vec![3, 5, 7]);
+        assert_eq!(reg.open_count(), 4);
+        reg.release(3);
+        reg.release(3);
+        reg.release(4);
+        assert_eq!(reg.capture(&visible).seqs, vec![5, 7]);
+        reg.release(5);
+        reg.release(7);
+        assert_eq!(reg.oldest_seq(), None);
+        assert_eq!(reg.open_count(), 0);
     }
 }
