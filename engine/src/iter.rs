@@ -432,3 +432,97 @@ impl Iterator for Cursor {
         Some(Ok(item))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::keyspace::KeyspaceId;
+    use crate::{Db, KeyRange, Options, WriteOptions};
+
+    /// `n` keys, written in the order `order` gives, into many small log
+    /// segments.
+    fn small_segments_db(dir: &std::path::Path, n: u64, order: impl Fn(u64) -> u64) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            key_order_run_bytes: 0,
+            ..Options::default()
+        };
+        let db = Db::open(dir, options).unwrap();
+        for i in 0..n {
+            let k = order(i).to_be_bytes();
+            db.put(
+                KeyspaceId(0),
+                &k,
+                &i.to_be_bytes(),
+                &WriteOptions::default(),
+            )
+            .unwrap();
+        }
+        db
+    }
+
+    /// A cursor pins the segments of its current chunk only, each once:
+    /// a full scan over keys written in order (a chunk of at most 512
+    /// entries lies in two or three 16 KiB segments) never holds more, and
+    /// sees every key once, in order.
+    #[test]
+    fn a_scan_pins_only_the_segments_of_its_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 6_000u64;
+        let db = small_segments_db(dir.path(), n, |i| i);
+        let segments = db.stats().segments as usize;
+        assert!(segments > 20, "{segments} segments");
+        let mut cursor = db.cursor(KeyspaceId(0), KeyRange::default()).unwrap();
+        cursor.seek_to_first();
+        let mut seen = 0u64;
+        let mut most_pinned = 0;
+        while let Some(entry) = cursor.entry() {
+            assert_eq!(entry.key(), seen.to_be_bytes());
+            seen += 1;
+            most_pinned = most_pinned.max(cursor.pins.len());
+            cursor.forward();
+        }
+        assert_eq!(seen, n);
+        let distinct = cursor
+            .pins
+            .iter()
+            .map(|s| s.id())
+            .collect::<std::collections::HashSet<_>>();
+        assert_eq!(distinct.len(), cursor.pins.len(), "a segment pinned twice");
+        assert!(
+            most_pinned < segments,
+            "{most_pinned} of {segments} segments pinned at once"
+        );
+    }
+
+    /// Turning around in the middle of a chunk, and right after a refill,
+    /// continues from the current key in the other direction.
+    #[test]
+    fn turning_around_continues_from_the_current_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2_000u64;
+        let db = small_segments_db(dir.path(), n, |i| i * 7_919 % n);
+        let mut cursor = db.cursor(KeyspaceId(0), KeyRange::default()).unwrap();
+        let key_at =
+            |c: &super::Cursor| u64::from_be_bytes(c.entry().unwrap().key().try_into().unwrap());
+        cursor.seek(&500u64.to_be_bytes());
+        for steps in [1, 11, 12, 13, 40, 700] {
+            let from = key_at(&cursor);
+            for _ in 0..steps {
+                cursor.forward();
+            }
+            assert_eq!(key_at(&cursor), from + steps);
+            for _ in 0..steps {
+                cursor.backward();
+            }
+            assert_eq!(key_at(&cursor), from);
+        }
+        cursor.seek_for_prev(&3u64.to_be_bytes());
+        cursor.backward();
+        cursor.backward();
+        cursor.backward();
+        assert_eq!(key_at(&cursor), 0);
+        cursor.backward();
+        assert!(cursor.entry().is_none());
+    }
+}
