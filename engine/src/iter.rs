@@ -57,8 +57,7 @@ impl<'a> Entry<'a> {
 
 /// A buffered entry: byte ranges in one of the cursor's pinned segments.
 /// Plain offsets, so buffering an entry touches no reference count (an
-/// atomic increment per entry also fenced the loads of the records after
-/// it).
+/// `Arc` per entry cost two locked instructions per entry).
 #[derive(Clone, Copy, Debug)]
 struct Buffered {
     /// Index into [`Cursor::pins`].
