@@ -164,3 +164,31 @@ fn a_reopen_keeps_range_deletes_and_leaves_covered_keys_out_of_the_index() {
         2001
     );
 }
+
+/// Session 15's finding (a fuzz run's database held 126,170 range
+/// tombstones for 24 live keys): small range deletes inside the key span
+/// of a run that keeps live keys on both sides of them are never dropped,
+/// because the test for "a surviving segment may hold an older key in the
+/// range" is the segment's min..max key span. Every range delete then
+/// copies the whole list. Fails until the test is precise for sealed
+/// segments (and holders of range deletes get rewritten).
+#[test]
+#[ignore = "fails: range tombstones inside a surviving run's key span are never dropped (session 15)"]
+fn range_deletes_between_live_keys_are_dropped_once_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    fill(&db, ks, 20_000);
+    db.compact().unwrap();
+    for round in 0..10 {
+        for i in 0..100 {
+            let from = (round * 100 + i) * 20;
+            delete_range(&db, ks, from, from + 10);
+        }
+        db.compact().unwrap();
+    }
+    db.compact().unwrap();
+    let stats = db.stats();
+    assert_eq!(stats.live_keys, 10_000);
+    assert_eq!(stats.range_tombstones, 0, "{stats:?}");
+}
