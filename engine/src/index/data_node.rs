@@ -351,7 +351,19 @@ impl DataNode {
         mk: u64,
         resolver: &R,
     ) -> (Option<usize>, bool, u32) {
-        let (start, iters) = self.lower_bound(mk);
+        self.seek_ge_from(self.lower_bound(mk), key, mk, resolver)
+    }
+
+    /// [`Self::seek_ge`] from `found`, what [`Self::lower_bound`] returned
+    /// for `mk` (for a caller that used that position already).
+    pub(crate) fn seek_ge_from<R: KeyResolver>(
+        &self,
+        found: (usize, u32),
+        key: &[u8],
+        mk: u64,
+        resolver: &R,
+    ) -> (Option<usize>, bool, u32) {
+        let (start, iters) = found;
         let mut pos = self.next_occupied(start);
         while let Some(p) = pos {
             if self.mk_at(p) != mk {

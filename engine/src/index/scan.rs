@@ -161,8 +161,9 @@ fn start<R: KeyResolver>(
         Bound::Included(k) | Bound::Excluded(k) => k,
     };
     let mk = leaf.model_key(key);
-    prefetch_near(leaf, mk, dir, wanted.min(PREFETCHED_AT_SEEK), resolver);
-    let (ge, equal, _) = leaf.seek_ge(key, mk, resolver);
+    let found = leaf.lower_bound(mk);
+    prefetch_near(leaf, found.0, dir, wanted.min(PREFETCHED_AT_SEEK), resolver);
+    let (ge, equal, _) = leaf.seek_ge_from(found, key, mk, resolver);
     let included = matches!(bound, Bound::Included(_));
     match dir {
         ScanDirection::Forward if equal && !included => ge.and_then(|p| leaf.next_occupied(p + 1)),
@@ -172,16 +173,15 @@ fn start<R: KeyResolver>(
     }
 }
 
-/// Hints the records of up to `n` entries of `leaf` from model key `mk` on
-/// in direction `dir` (one entry before it too, going in reverse).
+/// Hints the records of up to `n` entries of `leaf` from slot `at` on in
+/// direction `dir` (the entry at `at` too, going in reverse).
 fn prefetch_near<R: KeyResolver>(
     leaf: &DataNode,
-    mk: u64,
+    at: usize,
     dir: ScanDirection,
     n: usize,
     resolver: &R,
 ) {
-    let (at, _) = leaf.lower_bound(mk);
     let mut pos = match dir {
         ScanDirection::Forward => leaf.next_occupied(at),
         ScanDirection::Reverse => leaf.prev_occupied((at + 1).min(leaf.slots())),
