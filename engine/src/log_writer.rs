@@ -293,6 +293,9 @@ pub(crate) fn apply(
                 &placed.locations[start..i],
                 &placed.lens[start..i],
             );
+            // A range delete counts as dead from the start, as a point
+            // delete does (see `apply_points`).
+            add_dead_at(&shared.segments.load(), placed.locations[i], placed.lens[i]);
             r.ks.add_range_tombstone(RangeTombstone::new(
                 r.key.to_vec(),
                 r.value.to_vec(),

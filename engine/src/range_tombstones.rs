@@ -149,10 +149,12 @@ impl RangeTombstones {
 
     /// This list without the tombstones whose sequence numbers are in `seqs`.
     pub fn without(&self, seqs: &[u64]) -> Self {
+        let mut seqs = seqs.to_vec();
+        seqs.sort_unstable();
         let list = self
             .list
             .iter()
-            .filter(|t| !seqs.contains(&t.seq))
+            .filter(|t| seqs.binary_search(&t.seq).is_err())
             .cloned()
             .collect();
         Self::sorted(list)

@@ -173,7 +173,6 @@ fn a_reopen_keeps_range_deletes_and_leaves_covered_keys_out_of_the_index() {
 /// copies the whole list. Fails until the test is precise for sealed
 /// segments (and holders of range deletes get rewritten).
 #[test]
-#[ignore = "fails: range tombstones inside a surviving run's key span are never dropped (session 15)"]
 fn range_deletes_between_live_keys_are_dropped_once_applied() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), options()).unwrap();

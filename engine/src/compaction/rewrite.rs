@@ -1,7 +1,7 @@
 //! One compaction: decide what survives, write it to a new segment, seal
 //! and fsync it, then install it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -15,6 +15,7 @@ use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::location::Location;
 use crate::log_writer::{account_dead, seal};
 use crate::mvcc::{Relocation, Relocations, SnapshotSet};
+use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
 use crate::segment::scan::scan_frames;
 
@@ -153,12 +154,16 @@ impl Survivors {
         }
     }
 
-    /// Whether a record of `keyspace` older than `seq` with a key in
-    /// `[start, end)` may be in a surviving segment.
-    fn may_hold_older(&self, keyspace: u32, start: &[u8], end: &[u8], seq: u64) -> bool {
-        self.segments
-            .iter()
-            .any(|s| s.min_seq() < seq && s.may_hold_keys(keyspace, start, end))
+    /// A surviving segment that holds a record of `keyspace` older than
+    /// `seq` with a key in `[start, end)`, if any: exactly for sealed
+    /// segments (see `segment::key_directory`), by key span for the active
+    /// one, which still grows.
+    fn range_holder(&self, keyspace: u32, start: &[u8], end: &[u8], seq: u64) -> Option<u32> {
+        let holds = |s: &&Arc<Segment>| match s.id() == self.active {
+            true => s.min_seq() < seq && s.may_hold_keys(keyspace, start, end),
+            false => s.sealed_holds_older_in(keyspace, start, end, seq),
+        };
+        self.segments.iter().find(holds).map(|s| s.id())
     }
 
     /// A surviving segment that may hold an older record of `key`, if any.
@@ -307,36 +312,51 @@ fn delete_holder(
 
 /// Decides the range tombstones of the inputs. One is dropped when it has
 /// been applied to the index (no covered key's entry is older than it), no
-/// segment outside the inputs may hold an older record of a key it covers
+/// segment outside the inputs holds an older record of a key it covers
 /// (which a later recovery would take for the key's newest version), no
 /// snapshot exists, and no version it covers is being kept for a reader that
-/// registered after the capture; otherwise it is copied.
-fn decide_range_tombstones(survivors: &Survivors, set: &SnapshotSet, out: &mut Decisions<'_>) {
-    for range in std::mem::take(&mut out.ranges) {
+/// registered after the capture; otherwise it is copied. One kept only for
+/// a segment that holds such a record goes into the book as held by that
+/// segment (see [`super::held`]), so the planner rewrites the holder.
+fn decide_range_tombstones<'a>(survivors: &Survivors, set: &SnapshotSet, out: &mut Decisions<'a>) {
+    let ranges = std::mem::take(&mut out.ranges);
+    if ranges.is_empty() {
+        return;
+    }
+    let kept_for_readers: Vec<(KeyspaceId, &'a [u8], u64)> = out
+        .copies
+        .iter()
+        .filter(|c| matches!(c.reason, Reason::Snapshot(_)))
+        .map(|c| (c.ks.id(), c.key, c.seq))
+        .collect();
+    let mut lists: HashMap<KeyspaceId, HashMap<u64, Arc<RangeTombstone>>> = HashMap::new();
+    for range in ranges {
         let seq = range.seq;
-        let tombstone = range
-            .ks
-            .range_tombstones()
-            .iter()
-            .find(|t| t.seq == seq)
-            .cloned();
-        let covers_a_copy = |t: &crate::range_tombstones::RangeTombstone| {
-            out.copies.iter().any(|c| {
-                c.ks.id() == range.ks.id()
-                    && matches!(c.reason, Reason::Snapshot(_))
-                    && c.seq < seq
-                    && t.contains(c.key)
+        let tombstone = lists
+            .entry(range.ks.id())
+            .or_insert_with(|| {
+                let list = range.ks.range_tombstones();
+                list.iter().map(|t| (t.seq, t.clone())).collect()
             })
+            .get(&seq)
+            .cloned();
+        let covers_a_copy = |t: &RangeTombstone| {
+            kept_for_readers
+                .iter()
+                .any(|&(ks, key, s)| ks == range.ks.id() && s < seq && t.contains(key))
         };
         let settled = tombstone.as_ref().is_some_and(|t| {
             t.is_applied() && seq <= set.visible && set.seqs.is_empty() && !covers_a_copy(t)
         });
-        let held = tombstone
+        let holder = tombstone
             .as_ref()
-            .is_some_and(|t| survivors.may_hold_older(range.ks.id().0, &t.start, &t.end, seq));
-        out.held_range_delete |= settled && held;
-        let droppable = settled && !held;
-        match (droppable, tombstone) {
+            .filter(|_| settled)
+            .and_then(|t| survivors.range_holder(range.ks.id().0, &t.start, &t.end, seq));
+        if let Some(id) = holder {
+            out.held_range_delete = true;
+            out.holds.add(Holder::Segment(id), range.raw.len() as u64);
+        }
+        match (settled && holder.is_none(), tombstone) {
             (true, _) => out.range_drops.push((range.ks.clone(), seq)),
             // Not in the list: a range delete of a dropped keyspace, or one
             // already dropped; nothing reads it.
@@ -539,9 +559,9 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
             true => append_shortened(&reparse(segment, c)?, &mut frame),
             false => frame.extend_from_slice(c.raw),
         }
-        if c.old.is_tombstone() {
-            // A kept delete is dead bytes, as when it was written (see
-            // `log_writer`) and as recovery's scan counts it.
+        if c.old.is_tombstone() || matches!(c.reason, Reason::RangeTombstone) {
+            // A kept delete (point or range) is dead bytes, as when it was
+            // written (see `log_writer`) and as recovery's scan counts it.
             segment.add_dead(c.out_len() as u64);
         }
         segment.note_seq(c.seq);

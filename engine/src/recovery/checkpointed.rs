@@ -323,6 +323,8 @@ fn replay(
         match (keyspaces.get(ks), f.range_end) {
             (None, _) => dead(table, f.loc, u64::from(f.len)),
             (Some(keyspace), Some(end)) => {
+                // Dead from the start, as when it was written.
+                dead(table, f.loc, u64::from(f.len));
                 let known = keyspace.range_tombstones().iter().any(|t| t.seq == f.seq);
                 if !known {
                     let (start, end) = (f.key.to_vec(), end.to_vec());

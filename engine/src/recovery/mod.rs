@@ -216,6 +216,12 @@ fn build_keyspaces(
             .unwrap_or_default()
             .into_iter()
             .partition(|f| f.range_end.is_some());
+        for f in &ranges {
+            // Dead from the start, as when it was written (see `log_writer`).
+            if let Some(s) = table.get(f.loc.segment()) {
+                s.add_dead(u64::from(f.len));
+            }
+        }
         let tombstones = RangeTombstones::new(
             ranges
                 .iter()

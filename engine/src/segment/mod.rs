@@ -9,6 +9,7 @@
 //! full, a log segment is sealed with a seal frame and a new one is started.
 
 pub mod file_scan;
+pub mod key_directory;
 pub mod key_filter;
 pub mod key_span;
 pub mod scan;
@@ -24,6 +25,7 @@ use crate::format::record::RecordView;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
 
+use self::key_directory::KeyDirectory;
 use self::key_filter::KeyFilter;
 use self::key_span::KeySpan;
 
@@ -69,6 +71,9 @@ pub struct Segment {
     key_span: Mutex<KeySpan>,
     /// The segment's keys, built on first use once it is sealed.
     key_filter: OnceLock<KeyFilter>,
+    /// The segment's keyed records in key order, built on first use once it
+    /// is sealed.
+    key_directory: OnceLock<KeyDirectory>,
     /// Set when compaction has replaced this segment: the file is removed
     /// when the last reference to it is dropped.
     obsolete: AtomicBool,
@@ -152,6 +157,7 @@ impl Segment {
             min_seq: AtomicU64::new(u64::MAX),
             key_span: Mutex::new(KeySpan::default()),
             key_filter: OnceLock::new(),
+            key_directory: OnceLock::new(),
             obsolete: AtomicBool::new(false),
             writeback_from: AtomicU64::new(0),
         }
@@ -279,12 +285,28 @@ impl Segment {
         self.key_filter
             .get_or_init(|| {
                 let mut keys = Vec::new();
-                scan::scan_frames(&self.bytes()[..self.written() as usize], |_, r| {
+                scan::scan_frames(self.written_bytes(), |_, r| {
                     keys.push((r.keyspace, r.key));
                 });
                 KeyFilter::build(keys.len(), keys.into_iter())
             })
             .may_contain(keyspace, key)
+    }
+
+    /// Whether the segment, which must be sealed (it no longer changes),
+    /// holds a record of `keyspace` with a key in `[start, end)` and a
+    /// sequence number below `seq`: exactly, not "may" (see
+    /// [`key_directory`]). The first call that gets past the key span and
+    /// the smallest sequence number walks the segment to build its key
+    /// directory.
+    pub fn sealed_holds_older_in(&self, keyspace: u32, start: &[u8], end: &[u8], seq: u64) -> bool {
+        if self.min_seq() >= seq || !self.may_hold_keys(keyspace, start, end) {
+            return false;
+        }
+        let written = self.written_bytes();
+        self.key_directory
+            .get_or_init(|| KeyDirectory::build(written))
+            .holds_older_in(written, keyspace, start, end, seq)
     }
 
     pub(crate) fn note_key(&self, keyspace: u32, key: &[u8]) {
