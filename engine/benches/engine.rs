@@ -67,8 +67,10 @@ fn options() -> Options {
 }
 
 struct Fixture {
-    _dir: tempfile::TempDir,
     db: Arc<Db>,
+    /// After `db`: fields drop in order, and the directory must outlive the
+    /// database (its close writes files there).
+    _dir: tempfile::TempDir,
     ks: KeyspaceId,
     keys: Vec<[u8; 8]>,
 }

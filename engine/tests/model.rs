@@ -190,8 +190,11 @@ impl Arbitrary for Case {
 }
 
 struct Harness {
-    dir: tempfile::TempDir,
     db: Option<Db>,
+    /// After `db`: fields drop in order, and the directory must outlive the
+    /// database (its close writes the index checkpoint and the MANIFEST
+    /// there; removed first, it was left behind with those two files).
+    dir: tempfile::TempDir,
     ids: Vec<KeyspaceId>,
     model: Model,
     snapshots: Vec<(Snapshot, Model)>,

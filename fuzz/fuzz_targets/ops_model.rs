@@ -79,8 +79,11 @@ enum Op {
 }
 
 struct Harness {
-    dir: tempfile::TempDir,
     db: Option<DB>,
+    /// After `db`: fields drop in order, and the directory must outlive the
+    /// database (its close writes files there; removed first, one directory
+    /// per run was left in the temporary directory).
+    dir: tempfile::TempDir,
     model: Model,
 }
 
