@@ -344,7 +344,7 @@ fn a_delete_compaction_keeps_is_counted_dead_as_a_full_scan_counts_it() {
 /// reopens, as the kill -9 soak's child does: after every life its files,
 /// opened from the checkpoint and by a full scan, give the same dead bytes.
 /// Regression: copies moved for a snapshot were forgotten at a clean close
-/// and counted live for ever after.
+/// and counted live for ever after. Some batches delete a range too.
 #[test]
 fn restarts_and_crashes_keep_the_dead_bytes_a_full_scan_finds() {
     let dir = tempfile::tempdir().unwrap();
@@ -362,6 +362,10 @@ fn restarts_and_crashes_keep_the_dead_bytes_a_full_scan_finds() {
             let mut b = WriteBatch::new();
             b.put(ks, &key(n % 40), &vec![n as u8; 8 + (n % 300) as usize]);
             b.delete(ks, &key((n + 7) % 40));
+            if n.is_multiple_of(37) {
+                // A range delete counts dead as a point delete does.
+                b.delete_range(ks, &key(n % 40), &key(n % 40 + 3));
+            }
             db.write(&b, &WriteOptions::default()).unwrap();
             n += 1;
         }

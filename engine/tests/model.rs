@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use alexdb_engine::format::index_checkpoint::INDEX_FILE;
 use alexdb_engine::{Db, KeyRange, KeyspaceId, Snapshot, WriteBatch, WriteOptions};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
@@ -74,6 +75,10 @@ enum Op {
     TakeSnapshot,
     CheckSnapshot(usize),
     Reopen,
+    /// Closes, removes the index checkpoint and reopens: the open reads
+    /// every record, so a version that compaction left on disk behind a
+    /// delete it dropped would come back.
+    ReopenFromScratch,
     Compact,
     /// Takes a snapshot, overwrites the keys (deleting every other one),
     /// compacts, and checks every snapshot's view: the versions kept for
@@ -137,7 +142,8 @@ impl Arbitrary for Op {
             },
             85..=88 => Op::TakeSnapshot,
             89..=92 => Op::CheckSnapshot(usize::arbitrary(g)),
-            93..=95 => Op::Reopen,
+            93..=94 => Op::Reopen,
+            95 => Op::ReopenFromScratch,
             96..=97 => Op::Compact,
             _ => Op::SnapshotThenCompact(
                 ks,
@@ -238,7 +244,7 @@ impl Harness {
             _ => 0,
         };
         let got = self.db().latest_sequence_number();
-        if matches!(op, Op::Reopen) {
+        if matches!(op, Op::Reopen | Op::ReopenFromScratch) {
             // Sequence numbers of trailing operations that logged no record
             // (empty range deletes) are not persisted.
             if got > self.seq {
@@ -258,7 +264,7 @@ impl Harness {
         let w = WriteOptions::default();
         match op {
             Op::DeleteRange(..) | Op::BatchWithRange(..) => self.unapplied_ranges = true,
-            Op::Reopen => self.unapplied_ranges = false,
+            Op::Reopen | Op::ReopenFromScratch => self.unapplied_ranges = false,
             Op::Compact if self.snapshots.is_empty() => self.unapplied_ranges = false,
             _ => {}
         }
@@ -367,9 +373,15 @@ impl Harness {
                     check_snapshot(snap, &self.ids, model)?;
                 }
             }
-            Op::Reopen => {
+            Op::Reopen | Op::ReopenFromScratch => {
                 self.snapshots.clear();
                 self.db = None;
+                if matches!(op, Op::ReopenFromScratch) {
+                    let index = self.dir.path().join(INDEX_FILE);
+                    if let Err(e) = std::fs::remove_file(index) {
+                        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+                    }
+                }
                 self.db = Some(common::open(self.dir.path()));
                 set_append_merge(self.db(), &self.ids);
                 for (i, name) in ["default", "one", "two"].iter().enumerate() {
@@ -601,6 +613,7 @@ fn long_sequences_with_many_rotations() {
     for seed in 0..3 {
         let mut ops: Vec<Op> = (0..1500).map(|_| Op::arbitrary(&mut g)).collect();
         ops.push(Op::Reopen);
+        ops.push(Op::ReopenFromScratch);
         let shape = [Shape::Random, Shape::Prefixed, Shape::Sequential][seed];
         run_case(Case { shape, ops }).unwrap();
     }

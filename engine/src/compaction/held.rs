@@ -292,6 +292,38 @@ mod tests {
         );
     }
 
+    /// A range delete whose covered versions still lie in a run outside
+    /// its pass is kept (and held by that run): dropped, the next open that
+    /// reads every record would bring the covered keys back. Once the run
+    /// is rewritten, it goes.
+    #[test]
+    fn a_range_delete_stays_while_a_run_holds_what_it_covers() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = runs_then_deletes(dir.path(), 0);
+        let shared = db.shared();
+        let (ks, w) = (KeyspaceId(0), WriteOptions::default());
+        let mut b = crate::WriteBatch::new();
+        b.delete_range(ks, &100u64.to_be_bytes(), &200u64.to_be_bytes());
+        db.write(&b, &w).unwrap();
+        seal_active(&shared);
+        compact_while_needed(&shared, 0.5).unwrap();
+        let stats = db.stats();
+        assert_eq!(stats.live_keys, KEYS - 100);
+        assert_eq!(stats.range_tombstones, 1, "held by the run: {stats:?}");
+        drop(shared);
+        drop(db);
+        let index = dir.path().join(crate::format::index_checkpoint::INDEX_FILE);
+        std::fs::remove_file(index).unwrap();
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        for i in [100u64, 150, 199] {
+            assert!(db.get(ks, &i.to_be_bytes()).unwrap().is_none(), "key {i}");
+        }
+        assert!(db.get(ks, &200u64.to_be_bytes()).unwrap().is_some());
+        assert_eq!(db.stats().live_keys, KEYS - 100);
+        db.compact().unwrap();
+        assert_eq!(db.stats().range_tombstones, 0);
+    }
+
     #[test]
     fn holds_add_up_per_holder() {
         let mut h = Holds::default();
