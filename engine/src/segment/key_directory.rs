@@ -10,8 +10,10 @@
 //!
 //! Built in memory on first use, from one walk of the segment (sealed
 //! segments never change): four bytes per keyed record, the record's offset
-//! over 8. A key-ordered run is already in order; a log segment is sorted
-//! once. Range deletes and log data are left out: neither is a version of a
+//! over 8, and the smallest sequence number of every 64 records. A
+//! key-ordered run is already in order; a log segment is sorted once. A
+//! question costs two binary searches (a record parse per step), then at
+//! most two partial blocks of records and one number per whole block. Range deletes and log data are left out: neither is a version of a
 //! key that a dropped range delete could let back in.
 
 use std::cmp::Ordering;
@@ -19,18 +21,26 @@ use std::cmp::Ordering;
 use crate::format::record::{RecordKind, RecordView};
 use crate::segment::scan::scan_frames;
 
+/// Records per block of [`KeyDirectory::block_min_seq`].
+const BLOCK: usize = 64;
+
 /// A sealed segment's keyed records in `(keyspace, key)` order.
 #[derive(Debug)]
 pub struct KeyDirectory {
     /// Record offsets over 8 (records are 8-byte aligned), in key order.
     slots: Vec<u32>,
+    /// The smallest sequence number of each block of [`BLOCK`] slots, so
+    /// that a question about a wide range whose records are all newer (a
+    /// range deleted, then written again) reads two partial blocks and a
+    /// number per block, not every record.
+    block_min_seq: Vec<u64>,
 }
 
 impl KeyDirectory {
     /// The directory of the records in `bytes` (the segment's written
     /// bytes, header included).
     pub fn build(bytes: &[u8]) -> Self {
-        let mut keyed: Vec<(u32, &[u8], u32)> = Vec::new();
+        let mut keyed: Vec<(u32, &[u8], u32, u64)> = Vec::new();
         let mut sorted = true;
         scan_frames(bytes, |offset, r| {
             if matches!(r.kind, RecordKind::RangeDelete | RecordKind::LogData) {
@@ -39,16 +49,21 @@ impl KeyDirectory {
             // A segment cannot exceed `MAX_SEGMENT_BYTES` (2^34): the
             // offset over 8 fits in 32 bits.
             let slot = (offset >> 3) as u32;
-            if let Some(&(ks, key, _)) = keyed.last() {
+            if let Some(&(ks, key, _, _)) = keyed.last() {
                 sorted &= (ks, key) <= (r.keyspace, r.key);
             }
-            keyed.push((r.keyspace, r.key, slot));
+            keyed.push((r.keyspace, r.key, slot, r.seq));
         });
         if !sorted {
             keyed.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         }
+        let block_min_seq = keyed
+            .chunks(BLOCK)
+            .map(|block| block.iter().map(|k| k.3).min().unwrap_or(u64::MAX))
+            .collect();
         KeyDirectory {
-            slots: keyed.into_iter().map(|(_, _, slot)| slot).collect(),
+            slots: keyed.into_iter().map(|k| k.2).collect(),
+            block_min_seq,
         }
     }
 
@@ -63,29 +78,44 @@ impl KeyDirectory {
         end: &[u8],
         seq: u64,
     ) -> bool {
-        let at = |slot: u32| {
-            let offset = (slot as usize) << 3;
-            bytes.get(offset..).and_then(|b| RecordView::parse(b).ok())
-        };
-        let first = self.slots.partition_point(|&slot| {
-            at(slot).is_some_and(|r| (r.keyspace, r.key).cmp(&(keyspace, start)) == Ordering::Less)
-        });
-        for &slot in &self.slots[first..] {
-            let Some(r) = at(slot) else { return true };
-            if r.keyspace != keyspace || r.key >= end {
-                return false;
+        let first = self.position(bytes, keyspace, start);
+        let end = self.position(bytes, keyspace, end).max(first);
+        let mut i = first;
+        while i < end {
+            let whole_block = i.is_multiple_of(BLOCK) && i + BLOCK <= end;
+            if whole_block {
+                if self.block_min_seq[i / BLOCK] < seq {
+                    return true;
+                }
+                i += BLOCK;
+                continue;
             }
-            if r.seq < seq {
-                return true;
+            match record_at(bytes, self.slots[i]) {
+                Some(r) if r.seq >= seq => i += 1,
+                _ => return true,
             }
         }
         false
     }
 
+    /// The position of the first record at or after `(keyspace, key)`.
+    fn position(&self, bytes: &[u8], keyspace: u32, key: &[u8]) -> usize {
+        self.slots.partition_point(|&slot| {
+            record_at(bytes, slot)
+                .is_some_and(|r| (r.keyspace, r.key).cmp(&(keyspace, key)) == Ordering::Less)
+        })
+    }
+
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * 4
+        self.slots.capacity() * 4 + self.block_min_seq.capacity() * 8
     }
+}
+
+/// The record at `slot` (its offset over 8), if it can be read.
+fn record_at(bytes: &[u8], slot: u32) -> Option<RecordView<'_>> {
+    let offset = (slot as usize) << 3;
+    bytes.get(offset..).and_then(|b| RecordView::parse(b).ok())
 }
 
 #[cfg(test)]
