@@ -32,7 +32,10 @@ fn options() -> Options {
 }
 
 /// Batch `n` sets slot n % SLOTS in both keyspaces to n, records n as the
-/// counter, and deletes slot (n + 7) % SLOTS in "other".
+/// counter, and deletes slot (n + 7) % SLOTS in "other"; every tenth batch
+/// then also deletes the range of [`RANGE_SLOTS`] slots from
+/// [`range_start`]`(n)` in "other", so range deletes are applied, kept for
+/// holders and dropped by compaction while processes are killed.
 fn batch(n: u64, default: KeyspaceId, other: KeyspaceId) -> WriteBatch {
     let value = value_of(n);
     let mut b = WriteBatch::new();
@@ -40,7 +43,26 @@ fn batch(n: u64, default: KeyspaceId, other: KeyspaceId) -> WriteBatch {
     b.put(other, &slot(n % SLOTS), &value);
     b.delete(other, &slot((n + 7) % SLOTS));
     b.put(default, b"counter", &n.to_be_bytes());
+    if let Some(start) = range_start(n) {
+        b.delete_range(other, &slot(start), &slot(start + RANGE_SLOTS));
+    }
     b
+}
+
+/// Slots a range delete covers.
+const RANGE_SLOTS: u64 = 3;
+
+/// The first slot batch `n`'s range delete covers, if it has one.
+fn range_start(n: u64) -> Option<u64> {
+    n.is_multiple_of(10).then_some((n + 13) % SLOTS)
+}
+
+/// The newest batch up to `last` whose range delete covers slot `s`: range
+/// starts repeat every `SLOTS` batches, so looking back that far suffices.
+fn newest_range_over(s: u64, last: u64) -> Option<u64> {
+    (last.saturating_sub(SLOTS)..=last)
+        .rev()
+        .find(|&n| range_start(n).is_some_and(|r| r <= s && s < r + RANGE_SLOTS))
 }
 
 fn slot(i: u64) -> Vec<u8> {
@@ -67,9 +89,12 @@ fn model(last: Option<u64>) -> State {
     for s in 0..SLOTS {
         let Some(put) = newest(s) else { continue };
         d.insert(slot(s), value_of(put));
-        // Batch n deletes slot (n + 7) % SLOTS after its put of n % SLOTS.
+        // Batch n deletes slot (n + 7) % SLOTS after its put of n % SLOTS,
+        // and its range delete comes last of all.
         let deleted = newest((s + SLOTS - 7) % SLOTS);
-        if deleted.is_none_or(|del| del < put) {
+        let range_deleted = newest_range_over(s, last);
+        let hidden = |by: Option<u64>| by.is_some_and(|del| del >= put);
+        if !hidden(deleted) && !hidden(range_deleted) {
             o.insert(slot(s), value_of(put));
         }
     }
