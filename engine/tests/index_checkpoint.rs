@@ -385,23 +385,35 @@ fn restarts_and_crashes_keep_the_dead_bytes_a_full_scan_finds() {
 }
 
 /// The files of a database that is open and busy (background compaction
-/// running), as a kill -9 now could leave them: the MANIFEST first (every
-/// file it names exists by then and is held from removal), then the
-/// segments, each as it is at that moment.
+/// running), as a kill -9 now could leave them: the MANIFEST and the index
+/// checkpoint first, then the segments, each as it is at that moment. If
+/// the MANIFEST changed meanwhile, the image is taken again: a segment it
+/// names could have been installed after the hold was taken, replaced and
+/// removed before the copy reached it (no crash leaves that; the image
+/// would mix two moments). Segment ids only grow, so an unchanged MANIFEST
+/// means every segment it names stayed listed, and so on disk, throughout.
 fn busy_crash_image(db: &Db, from: &Path, to: &Path) {
     let _hold = db.hold_files();
-    std::fs::create_dir_all(to).unwrap();
-    for name in ["MANIFEST", INDEX_FILE] {
-        if let Ok(bytes) = std::fs::read(from.join(name)) {
-            std::fs::write(to.join(name), bytes).unwrap();
+    loop {
+        let _ = std::fs::remove_dir_all(to);
+        std::fs::create_dir_all(to).unwrap();
+        let manifest = std::fs::read(from.join("MANIFEST")).ok();
+        if let Some(bytes) = &manifest {
+            std::fs::write(to.join("MANIFEST"), bytes).unwrap();
         }
-    }
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "seg")
-            && let Ok(bytes) = std::fs::read(&path)
-        {
-            std::fs::write(to.join(path.file_name().unwrap()), bytes).unwrap();
+        if let Ok(bytes) = std::fs::read(from.join(INDEX_FILE)) {
+            std::fs::write(to.join(INDEX_FILE), bytes).unwrap();
+        }
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "seg")
+                && let Ok(bytes) = std::fs::read(&path)
+            {
+                std::fs::write(to.join(path.file_name().unwrap()), bytes).unwrap();
+            }
+        }
+        if std::fs::read(from.join("MANIFEST")).ok() == manifest {
+            return;
         }
     }
 }
