@@ -302,7 +302,11 @@ impl KeyResolver for SectionKeys<'_, '_> {
 }
 
 /// Replays the records written after the cut, oldest first. Returns the
-/// largest sequence number seen.
+/// largest sequence number seen. Range deletes are gathered and published
+/// once per keyspace at the end (adding them one by one copied the list
+/// each time: quadratic in the range deletes written since the cut).
+/// Nothing in the replay reads the list: a point record's fate depends
+/// only on the index.
 fn replay(
     keyspaces: &HashMap<u32, Arc<Keyspace>>,
     table: &SegmentTable,
@@ -312,6 +316,7 @@ fn replay(
     records.sort_by_key(|(_, f)| f.seq);
     let resolver = TableResolver::new(table);
     let mut last_seq = 0;
+    let mut ranges: HashMap<u32, Vec<RangeTombstone>> = HashMap::new();
     for (ks, f) in &records {
         if let Some(s) = table.get(f.loc.segment()) {
             s.note_seq(f.seq);
@@ -322,19 +327,40 @@ fn replay(
         }
         match (keyspaces.get(ks), f.range_end) {
             (None, _) => dead(table, f.loc, u64::from(f.len)),
-            (Some(keyspace), Some(end)) => {
+            (Some(_), Some(end)) => {
                 // Dead from the start, as when it was written.
                 dead(table, f.loc, u64::from(f.len));
-                let known = keyspace.range_tombstones().iter().any(|t| t.seq == f.seq);
-                if !known {
-                    let (start, end) = (f.key.to_vec(), end.to_vec());
-                    keyspace.add_range_tombstone(RangeTombstone::new(start, end, f.seq, false));
-                }
+                let (start, end) = (f.key.to_vec(), end.to_vec());
+                let tombstone = RangeTombstone::new(start, end, f.seq, false);
+                ranges.entry(*ks).or_default().push(tombstone);
             }
             (Some(keyspace), None) => replay_point(keyspace, table, &resolver, f)?,
         }
     }
+    for (ks, replayed) in ranges {
+        if let Some(keyspace) = keyspaces.get(&ks) {
+            publish_replayed_ranges(keyspace, replayed);
+        }
+    }
     Ok(last_seq)
+}
+
+/// Adds the range deletes replayed for `keyspace` to its list (those the
+/// checkpoint already lists are left out), sorting once.
+fn publish_replayed_ranges(keyspace: &Keyspace, replayed: Vec<RangeTombstone>) {
+    let current = keyspace.range_tombstones();
+    let known: std::collections::HashSet<u64> = current.iter().map(|t| t.seq).collect();
+    let list = current
+        .iter()
+        .cloned()
+        .chain(
+            replayed
+                .into_iter()
+                .filter(|t| !known.contains(&t.seq))
+                .map(Arc::new),
+        )
+        .collect();
+    keyspace.set_range_tombstones(RangeTombstones::new(list));
 }
 
 /// Replays one point record: it replaces the key's entry unless that entry
