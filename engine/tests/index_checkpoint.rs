@@ -155,12 +155,20 @@ fn a_crash_after_the_checkpoint_replays_what_came_after_it() {
     build(dir.path());
     let db = Db::open(dir.path(), options()).unwrap();
     let ks = db.keyspace("default").unwrap();
-    // Overwrites, deletes, a range delete, a new and a dropped keyspace.
+    // Overwrites, deletes, range deletes (overlapping, with writes into
+    // their ranges between them), a new and a dropped keyspace.
     put_range(&db, ks, 2_500..4_000, 3);
     delete_every(&db, ks, 0..4_000, 5);
-    let mut b = WriteBatch::new();
-    b.delete_range(ks, b"k00500000", b"k00600000");
-    db.write(&b, &WriteOptions::default()).unwrap();
+    for (from, to) in [
+        (&b"k00500000"[..], &b"k00600000"[..]),
+        (b"k00550000", b"k00700000"),
+        (b"k00100000", b"k00100900"),
+    ] {
+        let mut b = WriteBatch::new();
+        b.delete_range(ks, from, to);
+        db.write(&b, &WriteOptions::default()).unwrap();
+        put_range(&db, ks, 3_000..3_300, 5);
+    }
     let fresh = db.create_keyspace("fresh").unwrap();
     put_range(&db, fresh, 0..300, 3);
     db.drop_keyspace("other").unwrap();
