@@ -165,13 +165,13 @@ fn a_reopen_keeps_range_deletes_and_leaves_covered_keys_out_of_the_index() {
     );
 }
 
-/// Session 15's finding (a fuzz run's database held 126,170 range
-/// tombstones for 24 live keys): small range deletes inside the key span
-/// of a run that keeps live keys on both sides of them are never dropped,
-/// because the test for "a surviving segment may hold an older key in the
-/// range" is the segment's min..max key span. Every range delete then
-/// copies the whole list. Fails until the test is precise for sealed
-/// segments (and holders of range deletes get rewritten).
+/// Regression, session 15's finding (a fuzz run's database held 126,170
+/// range tombstones for 24 live keys): small range deletes inside the key
+/// span of a run that keeps live keys on both sides of them were never
+/// dropped, because "a surviving segment may hold an older key in the
+/// range" was answered by the segment's min..max key span (599 of these
+/// 1,000 stayed). Sealed segments now answer exactly, from their key
+/// directory (`segment/key_directory.rs`).
 #[test]
 fn range_deletes_between_live_keys_are_dropped_once_applied() {
     let dir = tempfile::tempdir().unwrap();
