@@ -378,6 +378,24 @@ impl DataNode {
         (None, false, iters)
     }
 
+    /// The occupied slot holding `payload` among the entries whose model
+    /// key is `mk`. Payloads are unique among entries, so this finds a key's
+    /// entry by its payload without comparing (or reading) any key.
+    pub(crate) fn find_payload(&self, mk: u64, payload: u64) -> Option<usize> {
+        let (start, _) = self.lower_bound(mk);
+        let mut pos = self.next_occupied(start);
+        while let Some(p) = pos {
+            if self.mk_at(p) != mk {
+                return None;
+            }
+            if self.payload(p) == payload {
+                return Some(p);
+            }
+            pos = self.next_occupied(p + 1);
+        }
+        None
+    }
+
     /// The payload of `key`, confirmed with the resolver.
     pub(crate) fn get<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
         match self.seek_ge(key, self.model_key(key), resolver) {
@@ -451,6 +469,27 @@ pub(crate) mod tests {
         assert_eq!(node.get(&8u64.to_be_bytes(), &keys), None);
         assert_eq!(node.get_candidate(&8u64.to_be_bytes(), &keys), None);
         assert_eq!(node.payloads_in_order(), (0..200).collect::<Vec<_>>());
+    }
+
+    /// An entry is found by its payload among its model-key ties, and a
+    /// payload that is not the entry's (or an entry of another model key)
+    /// is not found.
+    #[test]
+    fn finds_an_entry_by_its_payload_among_ties() {
+        let keys = Keys(vec![
+            b"a".to_vec(),
+            b"a\0".to_vec(),
+            b"a\0\0".to_vec(),
+            b"b".to_vec(),
+        ]);
+        let node = node_of(&keys);
+        for (i, k) in keys.0.iter().enumerate() {
+            let pos = node.find_payload(node.model_key(k), i as u64).unwrap();
+            assert_eq!(node.payload_at(pos), i as u64);
+        }
+        assert_eq!(node.find_payload(node.model_key(b"a"), 3), None);
+        assert_eq!(node.find_payload(node.model_key(b"b"), 0), None);
+        assert_eq!(node.find_payload(node.model_key(b"c"), 3), None);
     }
 
     #[test]

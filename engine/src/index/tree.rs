@@ -299,46 +299,76 @@ impl AlexIndex {
     /// Removes `key`; returns its payload. Contracts the data node when it
     /// gets sparse.
     pub fn remove<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
-        self.remove_where(key, resolver, |_| true)
+        self.remove_where(key, resolver, |leaf| {
+            match leaf.seek_ge(key, leaf.model_key(key), resolver) {
+                (Some(pos), true, _) => Some(pos),
+                _ => None,
+            }
+        })
     }
 
     /// Removes `key` only if its payload is still `expected` (checked under
     /// the index's write lock, so an overwrite racing with the caller is
-    /// never removed); returns whether it did.
+    /// never removed); returns whether it did. The entry is found by its
+    /// payload ([`DataNode::find_payload`]): no key is read.
     pub fn remove_if<R: KeyResolver>(&self, key: &[u8], expected: u64, resolver: &R) -> bool {
-        self.remove_where(key, resolver, |p| p == expected)
-            .is_some()
+        self.remove_where(key, resolver, |leaf| {
+            leaf.find_payload(leaf.model_key(key), expected)
+        })
+        .is_some()
+    }
+
+    /// Replaces the payload of `key` with `new` if it is still `expected`
+    /// (checked under the index's write lock); returns whether it did. As
+    /// for [`Self::remove_if`], the entry is found by its payload, so no
+    /// key is read: compaction repoints the heads it moved with this, and
+    /// at a key per record a lookup that read each key from the log cost it
+    /// a cache miss per key, under the writer lock.
+    pub fn replace_if<R: KeyResolver>(
+        &self,
+        key: &[u8],
+        expected: u64,
+        new: u64,
+        resolver: &R,
+    ) -> bool {
+        let _lock = self.lock();
+        let guard = epoch::pin();
+        let w = self.writer(resolver, &guard);
+        let (path, leaf_ref) = w.descend(key);
+        let leaf = as_data(leaf_ref);
+        let Some(pos) = leaf.find_payload(leaf.model_key(key), expected) else {
+            return false;
+        };
+        leaf.store_payload(pos, new);
+        self.side.log(path.iter().map(|s| s.node()), key, Some(new));
+        true
     }
 
     fn remove_where<R: KeyResolver>(
         &self,
         key: &[u8],
         resolver: &R,
-        wanted: impl Fn(u64) -> bool,
+        entry: impl Fn(&DataNode) -> Option<usize>,
     ) -> Option<u64> {
-        let removed = self.remove_locked(key, resolver, wanted);
+        let removed = self.remove_locked(key, resolver, entry);
         retired::free_some(retired::FREED_PER_WRITE);
         removed
     }
 
+    /// Removes the entry `entry` finds in the leaf `key` routes to.
     fn remove_locked<R: KeyResolver>(
         &self,
         key: &[u8],
         resolver: &R,
-        wanted: impl Fn(u64) -> bool,
+        entry: impl Fn(&DataNode) -> Option<usize>,
     ) -> Option<u64> {
         let _lock = self.lock();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
         let (path, leaf_ref) = w.descend(key);
         let leaf = as_data(leaf_ref);
-        let (Some(pos), true, _) = leaf.seek_ge(key, leaf.model_key(key), resolver) else {
-            return None;
-        };
+        let pos = entry(leaf)?;
         let old = leaf.payload_at(pos);
-        if !wanted(old) {
-            return None;
-        }
         let mut node = leaf.with_remove(pos);
         if node.is_sparse() {
             node = node.resized(resolver, 0);
@@ -582,6 +612,55 @@ mod tests {
         for q in 0..n {
             assert_eq!(index.get(keys.key(q), &keys, &guard), Some(q));
         }
+    }
+
+    /// `replace_if` and `remove_if` read no key (a resolver that fails on
+    /// any read is never called), act only on the expected payload, and
+    /// what they change while a subtree is rebuilt to the side survives
+    /// the rebuild (they log like any write).
+    #[test]
+    fn payload_checked_writes_read_no_key_and_survive_a_side_rebuild() {
+        let (stable, n) = (20_000u64, 60_000u64);
+        let gap = 6_000 << 40;
+        let key_of = |i: u64| match i < stable {
+            true => i << 40,
+            false => gap + 1 + (i - stable).wrapping_mul(0x9E37_79B9) % (1 << 39),
+        };
+        // Payload `i + n` is a second location of key `i`.
+        let keys = Keys(
+            (0..2 * n)
+                .map(|i| key_of(i % n).to_be_bytes().to_vec())
+                .collect(),
+        );
+        let loaded: Vec<u64> = (0..stable).collect();
+        let index = AlexIndex::bulk_load(&loaded, &keys);
+        index.set_side_rebuild_above(Some(1_000));
+        let mut p = stable;
+        while !index.take_rebuild_signal() {
+            index.upsert(keys.key(p), p, &keys);
+            p += 1;
+        }
+        assert!(index.side.any_frozen());
+        let blind = FailingAfter {
+            keys: &keys,
+            ok: 0.into(),
+        };
+        for q in 0..p {
+            assert!(!index.replace_if(keys.key(q), q + n, q, &blind));
+            match q % 3 {
+                0 => assert!(index.replace_if(keys.key(q), q, q + n, &blind)),
+                1 => assert!(index.remove_if(keys.key(q), q, &blind)),
+                _ => assert!(!index.remove_if(keys.key(q), q + n, &blind)),
+            }
+        }
+        while index.rebuild_to_the_side(|| &keys) {}
+        let guard = epoch::pin();
+        for q in 0..p {
+            let expected = [Some(q + n), None, Some(q)][(q % 3) as usize];
+            assert_eq!(index.get(keys.key(q), &keys, &guard), expected, "key {q}");
+        }
+        let removed = (0..p).filter(|q| q % 3 == 1).count();
+        assert_eq!(index.len(), p as usize - removed);
     }
 
     /// The most consecutive slots any child of an inner node fills.
