@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
 use crate::format::record::{RecordKind, RecordView, append_shortened, shortened_len};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
+use crate::io::prefetch::prefetch_range;
 use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::location::Location;
 use crate::log_writer::{account_dead, seal};
@@ -26,6 +27,12 @@ use crate::shared::Shared;
 
 /// Largest frame compaction writes.
 const OUTPUT_FRAME_BYTES: usize = 1 << 20;
+
+/// How many records ahead the loops over keys and copies hint the CPU to
+/// fetch. They visit records in key order, which is random order in the
+/// inputs (log segments hold records as they were written), so without
+/// hints every record is a cache miss waited for alone.
+const AHEAD: usize = 8;
 
 /// Why a record is copied.
 #[derive(Clone, Copy)]
@@ -267,7 +274,10 @@ fn decide_keys<'a>(
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
-    for &(keyspace, key) in keys {
+    for (i, &(keyspace, key)) in keys.iter().enumerate() {
+        if let Some(&(_, ahead)) = keys.get(i + AHEAD) {
+            prefetch_range(ahead, 0);
+        }
         if let Some(ks) = keyspaces.get(KeyspaceId(keyspace)) {
             decide_key(shared, ks, key, inputs, set, survivors, out)?;
         }
@@ -581,7 +591,11 @@ fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
 /// Writes one frame of verbatim record copies at `at`; returns its end.
 fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u64> {
     let mut frame = vec![0u8; FRAME_HEADER_BYTES];
-    for c in copies.iter_mut() {
+    for i in 0..copies.len() {
+        if let Some(ahead) = copies.get(i + AHEAD) {
+            prefetch_range(ahead.raw, 0);
+        }
+        let c = &mut copies[i];
         let offset = at + frame.len() as u64;
         c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
         match c.short {
@@ -703,7 +717,10 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
     let now_visible = shared.visible();
-    for c in copies {
+    for (i, c) in copies.iter().enumerate() {
+        if let Some(ahead) = copies.get(i + AHEAD) {
+            prefetch_range(ahead.key, 0);
+        }
         match c.reason {
             Reason::Head if c.ks.index.replace_if(c.key, c.old.0, c.new.0, &resolver) => {}
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
