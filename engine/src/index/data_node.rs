@@ -471,17 +471,21 @@ pub(crate) mod tests {
         assert_eq!(node.payloads_in_order(), (0..200).collect::<Vec<_>>());
     }
 
+    /// Three keys with one model key ("a", "a\0", "a\0\0"), then "b".
+    fn tie_keys() -> Keys {
+        Keys(
+            ["a", "a\0", "a\0\0", "b"]
+                .map(|k| k.as_bytes().to_vec())
+                .to_vec(),
+        )
+    }
+
     /// An entry is found by its payload among its model-key ties, and a
     /// payload that is not the entry's (or an entry of another model key)
     /// is not found.
     #[test]
     fn finds_an_entry_by_its_payload_among_ties() {
-        let keys = Keys(vec![
-            b"a".to_vec(),
-            b"a\0".to_vec(),
-            b"a\0\0".to_vec(),
-            b"b".to_vec(),
-        ]);
+        let keys = tie_keys();
         let node = node_of(&keys);
         for (i, k) in keys.0.iter().enumerate() {
             let pos = node.find_payload(node.model_key(k), i as u64).unwrap();
@@ -494,12 +498,7 @@ pub(crate) mod tests {
 
     #[test]
     fn ties_are_broken_by_full_keys() {
-        let keys = Keys(vec![
-            b"a".to_vec(),
-            b"a\0".to_vec(),
-            b"a\0\0".to_vec(),
-            b"b".to_vec(),
-        ]);
+        let keys = tie_keys();
         let node = node_of(&keys);
         for (i, k) in keys.0.iter().enumerate() {
             assert_eq!(node.get_candidate(k, &keys), Some(i as u64));

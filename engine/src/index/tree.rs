@@ -567,34 +567,48 @@ mod tests {
         }
     }
 
+    /// `stable` keys far apart, then `n - stable` keys in one gap between
+    /// two of them (a hot range, whose inserts make the ancestors double);
+    /// the whole list `copies` times, so that payload `i + k * n` is another
+    /// location of key `i`.
+    fn hot_gap_keys(stable: u64, n: u64, copies: u64) -> Keys {
+        let gap = 6_000 << 40;
+        let key_of = |i: u64| match i < stable {
+            true => i << 40,
+            false => gap + 1 + (i - stable).wrapping_mul(0x9E37_79B9) % (1 << 39),
+        };
+        Keys(
+            (0..copies * n)
+                .map(|i| key_of(i % n).to_be_bytes().to_vec())
+                .collect(),
+        )
+    }
+
+    /// The stable keys of [`hot_gap_keys`] bulk loaded with rebuilds to the
+    /// side above 1,000 keys, then hot keys upserted until one is asked
+    /// for: returns the index, with a node frozen, and the first key left.
+    fn frozen_by_a_hot_range(keys: &Keys, stable: u64, n: u64) -> (AlexIndex, u64) {
+        let loaded: Vec<u64> = (0..stable).collect();
+        let index = AlexIndex::bulk_load(&loaded, keys);
+        index.set_side_rebuild_above(Some(1_000));
+        let mut p = stable;
+        while !index.take_rebuild_signal() {
+            assert!(p < n, "no rebuild was requested");
+            index.upsert(keys.key(p), p, keys);
+            p += 1;
+        }
+        assert!(index.side.any_frozen());
+        (index, p)
+    }
+
     /// Regression: a rebuild to the side that panicked (a bug in the build,
     /// at 100M keys) left its node frozen, and every later write through it
     /// was logged for a job nobody ran.
     #[test]
     fn a_side_rebuild_that_panics_unfreezes_its_node() {
-        // Stable keys far apart, bulk loaded; then a hot range between two
-        // of them, whose inserts make the ancestors double.
         let (stable, n) = (20_000u64, 100_000u64);
-        let gap = 6_000 << 40;
-        let keys = Keys(
-            (0..n)
-                .map(|i| match i < stable {
-                    true => i << 40,
-                    false => gap + 1 + (i - stable).wrapping_mul(0x9E37_79B9) % (1 << 39),
-                })
-                .map(|k: u64| k.to_be_bytes().to_vec())
-                .collect(),
-        );
-        let loaded: Vec<u64> = (0..stable).collect();
-        let index = AlexIndex::bulk_load(&loaded, &keys);
-        index.set_side_rebuild_above(Some(1_000));
-        let mut p = stable;
-        while !index.take_rebuild_signal() {
-            assert!(p < n, "no rebuild was requested");
-            index.upsert(keys.key(p), p, &keys);
-            p += 1;
-        }
-        assert!(index.side.any_frozen());
+        let keys = hot_gap_keys(stable, n, 1);
+        let (index, p) = frozen_by_a_hot_range(&keys, stable, n);
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             index.rebuild_to_the_side(|| FailingAfter {
                 keys: &keys,
@@ -621,26 +635,9 @@ mod tests {
     #[test]
     fn payload_checked_writes_read_no_key_and_survive_a_side_rebuild() {
         let (stable, n) = (20_000u64, 60_000u64);
-        let gap = 6_000 << 40;
-        let key_of = |i: u64| match i < stable {
-            true => i << 40,
-            false => gap + 1 + (i - stable).wrapping_mul(0x9E37_79B9) % (1 << 39),
-        };
         // Payload `i + n` is a second location of key `i`.
-        let keys = Keys(
-            (0..2 * n)
-                .map(|i| key_of(i % n).to_be_bytes().to_vec())
-                .collect(),
-        );
-        let loaded: Vec<u64> = (0..stable).collect();
-        let index = AlexIndex::bulk_load(&loaded, &keys);
-        index.set_side_rebuild_above(Some(1_000));
-        let mut p = stable;
-        while !index.take_rebuild_signal() {
-            index.upsert(keys.key(p), p, &keys);
-            p += 1;
-        }
-        assert!(index.side.any_frozen());
+        let keys = hot_gap_keys(stable, n, 2);
+        let (index, p) = frozen_by_a_hot_range(&keys, stable, n);
         let blind = FailingAfter {
             keys: &keys,
             ok: 0.into(),
