@@ -187,8 +187,9 @@ impl Survivors {
     }
 }
 
-/// A key of the inputs: its keyspace and its bytes.
-type InputKey<'a> = (u32, &'a [u8]);
+/// A key of the inputs: its keyspace, its bytes, and the bytes of its
+/// newest record in the inputs (usually its head: what deciding it reads).
+type InputKey<'a> = (u32, &'a [u8], &'a [u8]);
 
 /// Reads every record of the inputs: their keys, once each, sorted by
 /// keyspace and key, and their range tombstones (into `out.ranges`).
@@ -215,16 +216,24 @@ fn gather<'a>(
                     record,
                     Reason::RangeTombstone,
                 )),
-                _ => keys.push(SortKey::of(record.keyspace, record.key)),
+                _ => {
+                    let at = offset as usize;
+                    let bytes = &segment.bytes()[at..at + record.encoded_len];
+                    keys.push(SortKey::of(record.keyspace, record.key, record.seq, bytes));
+                }
             }
         });
         if let Some(d) = scan.damage {
             return Err(Error::corruption(segment.path(), d.offset, d.reason));
         }
     }
+    // Each key's newest record sorts first among its records and is kept.
     keys.sort_unstable();
-    keys.dedup();
-    Ok(keys.into_iter().map(|k| (k.keyspace, k.key)).collect())
+    keys.dedup_by(|later, first| later.same_key(first));
+    Ok(keys
+        .into_iter()
+        .map(|k| (k.keyspace, k.key, k.record))
+        .collect())
 }
 
 /// A gathered key with its first 8 bytes beside it (big-endian, padded
@@ -236,15 +245,21 @@ fn gather<'a>(
 /// differ, at the first differing byte both keys have that byte (and it
 /// decides) or the shorter key ends there and is a prefix of the other
 /// (padding is zero, the smallest byte), so it sorts first either way.
+/// Records of one key come newest first (their sequence numbers,
+/// reversed), so that deduplicating keeps the newest, whose bytes deciding
+/// the key reads (it is usually the key's head).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct SortKey<'a> {
     keyspace: u32,
     prefix: u64,
     key: &'a [u8],
+    newest_first: std::cmp::Reverse<u64>,
+    /// The record's bytes in its input.
+    record: &'a [u8],
 }
 
 impl<'a> SortKey<'a> {
-    fn of(keyspace: u32, key: &'a [u8]) -> Self {
+    fn of(keyspace: u32, key: &'a [u8], seq: u64, record: &'a [u8]) -> Self {
         let mut prefix = [0u8; 8];
         let n = key.len().min(8);
         prefix[..n].copy_from_slice(&key[..n]);
@@ -252,7 +267,14 @@ impl<'a> SortKey<'a> {
             keyspace,
             prefix: u64::from_be_bytes(prefix),
             key,
+            newest_first: std::cmp::Reverse(seq),
+            record,
         }
+    }
+
+    /// Whether both are records of one key.
+    fn same_key(&self, other: &Self) -> bool {
+        (self.keyspace, self.prefix, self.key) == (other.keyspace, other.prefix, other.key)
     }
 }
 
@@ -274,8 +296,8 @@ fn decide_keys<'a>(
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
-    for (i, &(keyspace, key)) in keys.iter().enumerate() {
-        if let Some(&(_, ahead)) = keys.get(i + AHEAD) {
+    for (i, &(keyspace, key, _)) in keys.iter().enumerate() {
+        if let Some(&(_, _, ahead)) = keys.get(i + AHEAD) {
             prefetch_range(ahead, 0);
         }
         if let Some(ks) = keyspaces.get(KeyspaceId(keyspace)) {
@@ -825,18 +847,25 @@ pub(super) mod tests {
         let mut plain: Vec<(u32, &[u8])> = Vec::new();
         let mut sorted: Vec<SortKey<'_>> = Vec::new();
         for ks in [1, 0] {
-            for k in keys.iter().rev().chain(keys.iter().take(50)) {
+            // The first 50 keys twice: the second time as newer records.
+            let records = keys.iter().rev().chain(keys.iter().take(50));
+            for (seq, k) in records.enumerate() {
                 plain.push((ks, k));
-                sorted.push(SortKey::of(ks, k));
+                sorted.push(SortKey::of(ks, k, seq as u64, &[]));
             }
         }
         plain.sort_unstable();
         plain.dedup();
         sorted.sort_unstable();
-        sorted.dedup();
+        sorted.dedup_by(|later, first| later.same_key(first));
         let via_prefix: Vec<(u32, &[u8])> = sorted.iter().map(|k| (k.keyspace, k.key)).collect();
         assert_eq!(via_prefix.len(), 2 * keys.len());
         assert_eq!(via_prefix, plain);
+        // Of a key's records, the newest is the one kept.
+        let newest = sorted
+            .iter()
+            .filter(|k| k.newest_first.0 >= keys.len() as u64);
+        assert_eq!(newest.count(), 2 * 50);
     }
 
     /// A database compacted only when a test asks.
@@ -1024,7 +1053,13 @@ pub(super) mod tests {
         let survivors = Survivors::of(&shared, &ids);
         let mut decisions = Decisions::default();
         let keys = gather(&shared, &inputs, &mut decisions).unwrap();
-        assert_eq!(keys, [(0, &b"k"[..])], "one decision per key");
+        let found: Vec<(u32, &[u8])> = keys.iter().map(|&(ks, key, _)| (ks, key)).collect();
+        assert_eq!(found, [(0, &b"k"[..])], "one decision per key");
+        let kept = RecordView::parse(keys[0].2).unwrap();
+        assert_eq!(
+            kept.value, b"head",
+            "the key's newest record in the inputs is kept"
+        );
         db.put(ks, b"k", b"newest", &w).unwrap();
         decide_keys(&shared, &keys, &inputs, &set, &survivors, &mut decisions).unwrap();
         let Decisions {
