@@ -14,6 +14,7 @@
 
 mod apply_ranges;
 mod chain;
+mod gather;
 mod held;
 mod plan;
 mod rewrite;
