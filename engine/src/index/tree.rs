@@ -310,7 +310,7 @@ impl AlexIndex {
     /// Removes `key` only if its payload is still `expected` (checked under
     /// the index's write lock, so an overwrite racing with the caller is
     /// never removed); returns whether it did. The entry is found by its
-    /// payload ([`DataNode::find_payload`]): no key is read.
+    /// payload among the entries with its model key: no key is read.
     pub fn remove_if<R: KeyResolver>(&self, key: &[u8], expected: u64, resolver: &R) -> bool {
         self.remove_where(key, resolver, |leaf| {
             leaf.find_payload(leaf.model_key(key), expected)
