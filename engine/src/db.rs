@@ -415,6 +415,15 @@ impl Db {
         read::get_pinned(&self.shared(), ks, key, None)
     }
 
+    /// Reads every key of `keys` from `keyspace` at one moment (all through
+    /// one implicit snapshot): see [`Snapshot::get_many_with`].
+    pub fn get_many_with<F>(&self, keyspace: KeyspaceId, keys: &[&[u8]], each: F) -> Result<()>
+    where
+        F: FnMut(usize, Result<Option<&[u8]>>),
+    {
+        self.snapshot().get_many_with(keyspace, keys, each)
+    }
+
     /// Reads `key` into a new vector.
     pub fn get_copied(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.get_pinned(keyspace, key)?.map(|v| v.to_vec()))

@@ -14,7 +14,7 @@ use crossbeam_epoch as epoch;
 
 use crate::error::{Error, Result};
 use crate::format::record::{MergeState, RecordKind, RecordView};
-use crate::index::KeyResolver;
+use crate::index::{KeyResolver, LOOKUP_BATCH};
 use crate::keyspace::Keyspace;
 use crate::location::Location;
 use crate::mvcc::Relocations;
@@ -229,36 +229,112 @@ pub(crate) fn get_pinned(
         if resolver.missed() {
             continue;
         }
-        let Some(head) = candidate else {
-            return Ok(None);
-        };
         let relocations = shared.relocations.load();
-        let found =
-            match visible_version(&table, &relocations, Location(head), Some(key), seq, verify)? {
-                Version::Put(_, record) if ks.range_tombstones().hides(key, record.seq, seq) => {
-                    return Ok(None);
-                }
-                Version::Put(segment, record) => Some((
-                    segment.id(),
-                    offset_in(segment, record.value),
-                    record.value.len(),
-                )),
-                Version::Absent => return Ok(None),
-                Version::Retry => None,
+        let found = match value_of(&table, &relocations, ks, key, candidate, seq, verify)? {
+            Lookup::Found(segment, value) => (segment.id(), offset_in(segment, value), value.len()),
+            Lookup::Absent => return Ok(None),
+            Lookup::Retry => continue,
+        };
+        let (segment, start, len) = found;
+        return Ok(Some(PinnedValue {
+            table,
+            segment,
+            start,
+            len,
+        }));
+    }
+    Err(raced(ks))
+}
+
+/// Reads every key of `keys` in `ks` as of sequence number `seq`, handing
+/// each result to `each` with the key's position in `keys`, in order. The
+/// index lookups of up to [`LOOKUP_BATCH`] keys at a time go down the tree
+/// together, hinting each level's memory and then the records (see
+/// [`crate::index::AlexIndex::get_candidates`]); a key whose batch raced
+/// compaction is read again alone.
+pub(crate) fn get_many_with(
+    shared: &Shared,
+    ks: &Keyspace,
+    keys: &[&[u8]],
+    seq: u64,
+    each: &mut EachValue<'_>,
+) {
+    let verify = shared.options.verify_checksums;
+    let mut candidates = Vec::with_capacity(LOOKUP_BATCH);
+    for (batch_no, batch) in keys.chunks(LOOKUP_BATCH).enumerate() {
+        let guard = epoch::pin();
+        let table = shared.segments.load();
+        let resolver = TableResolver::new(&table);
+        candidates.clear();
+        ks.index
+            .get_candidates(batch, &resolver, &guard, &mut candidates);
+        let raced = resolver.missed();
+        let relocations = shared.relocations.load();
+        for (i, (key, &candidate)) in batch.iter().zip(&candidates).enumerate() {
+            let at = batch_no * LOOKUP_BATCH + i;
+            let lookup = match raced {
+                true => Ok(Lookup::Retry),
+                false => value_of(&table, &relocations, ks, key, candidate, seq, verify),
             };
-        if let Some((segment, start, len)) = found {
-            return Ok(Some(PinnedValue {
-                table,
-                segment,
-                start,
-                len,
-            }));
+            match lookup {
+                Ok(Lookup::Found(_, value)) => each(at, Ok(Some(value))),
+                Ok(Lookup::Absent) => each(at, Ok(None)),
+                Ok(Lookup::Retry) => match get_pinned(shared, ks, key, Some(seq)) {
+                    Ok(value) => each(at, Ok(value.as_deref())),
+                    Err(e) => each(at, Err(e)),
+                },
+                Err(e) => each(at, Err(e)),
+            }
         }
     }
-    Err(Error::InvalidArgument(format!(
+}
+
+/// The receiver of a batched read's results: a key's position in the
+/// batch, and its value (borrowed for the call) or error.
+pub(crate) type EachValue<'f> = dyn FnMut(usize, Result<Option<&[u8]>>) + 'f;
+
+/// What a point read found, from the index's candidate on.
+enum Lookup<'t> {
+    /// The visible value, in this segment's map.
+    Found(&'t Arc<Segment>, &'t [u8]),
+    /// No visible value.
+    Absent,
+    /// A location was missing from the table: reload and retry.
+    Retry,
+}
+
+/// The value of `key` visible at `seq`, given the index's `candidate` for
+/// it (confirmed here against the record's key).
+fn value_of<'t>(
+    table: &'t SegmentTable,
+    relocations: &Relocations,
+    ks: &Keyspace,
+    key: &[u8],
+    candidate: Option<u64>,
+    seq: u64,
+    verify: bool,
+) -> Result<Lookup<'t>> {
+    let Some(head) = candidate else {
+        return Ok(Lookup::Absent);
+    };
+    Ok(
+        match visible_version(table, relocations, Location(head), Some(key), seq, verify)? {
+            Version::Put(_, record) if ks.range_tombstones().hides(key, record.seq, seq) => {
+                Lookup::Absent
+            }
+            Version::Put(segment, record) => Lookup::Found(segment, record.value),
+            Version::Absent => Lookup::Absent,
+            Version::Retry => Lookup::Retry,
+        },
+    )
+}
+
+/// The error of a read that kept racing compaction.
+fn raced(ks: &Keyspace) -> Error {
+    Error::InvalidArgument(format!(
         "read of keyspace {:?} kept racing compaction; was the keyspace dropped?",
         ks.name()
-    )))
+    ))
 }
 
 fn offset_in(segment: &Segment, value: &[u8]) -> usize {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::batch::check_key;
 use crate::error::{Error, Result};
 use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{Keyspace, KeyspaceId};
@@ -74,6 +75,34 @@ impl Snapshot {
         let keyspaces = shared.keyspaces.load();
         let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
         read::get_pinned(shared, ks, key, Some(self.guard.seq))
+    }
+
+    /// Reads every key of `keys` from `keyspace` as of the snapshot and
+    /// hands each result to `each`, with the key's position in `keys`, in
+    /// order; a value is borrowed from the map for the call only. Faster
+    /// per key than [`Self::get_pinned`] in a loop: the index lookups of
+    /// several keys go down the tree together, so their cache misses
+    /// overlap. Fails only if `keyspace` does not exist; a key over the
+    /// maximum size gets its own error.
+    pub fn get_many_with<F>(&self, keyspace: KeyspaceId, keys: &[&[u8]], mut each: F) -> Result<()>
+    where
+        F: FnMut(usize, Result<Option<&[u8]>>),
+    {
+        let shared = &self.guard.shared;
+        let keyspaces = shared.keyspaces.load();
+        let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
+        let seq = self.guard.seq;
+        if keys.iter().all(|key| check_key(key).is_ok()) {
+            read::get_many_with(shared, ks, keys, seq, &mut each);
+            return Ok(());
+        }
+        for (at, key) in keys.iter().enumerate() {
+            match check_key(key).and_then(|()| read::get_pinned(shared, ks, key, Some(seq))) {
+                Ok(value) => each(at, Ok(value.as_deref())),
+                Err(e) => each(at, Err(e)),
+            }
+        }
+        Ok(())
     }
 
     /// A cursor over `keyspace` within `range`, as of the snapshot.

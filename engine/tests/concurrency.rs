@@ -1,5 +1,6 @@
 //! Stress: writers put batches that set every key of a group to one value
-//! while readers, iterators and long-lived snapshots check that they never
+//! while readers (single and batched gets), iterators and long-lived
+//! snapshots check that they never
 //! see a mix of two batches and that a snapshot's view never changes, with
 //! background and explicit compaction running all along.
 
@@ -30,6 +31,18 @@ fn check_uniform(values: &[Vec<u8>], what: &str, violations: &AtomicU64) {
         violations.fetch_add(1, Ordering::Relaxed);
         eprintln!("{what}: mixed view {values:?}");
     }
+}
+
+/// The group's values read in one batched get (one implicit snapshot).
+fn batched_values(db: &Db, ks: KeyspaceId) -> Vec<Vec<u8>> {
+    let keys: Vec<Vec<u8>> = (0..KEYS).map(key).collect();
+    let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut values = Vec::new();
+    db.get_many_with(ks, &keys, |_, value| {
+        values.extend(value.unwrap().map(<[u8]>::to_vec));
+    })
+    .unwrap();
+    values
 }
 
 fn snapshot_values(db: &Db, ks: KeyspaceId) -> Vec<Vec<u8>> {
@@ -75,6 +88,7 @@ fn readers_never_see_partial_batches_and_snapshots_never_change() {
         threads.push(std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 check_uniform(&snapshot_values(&db, ks), "snapshot gets", &violations);
+                check_uniform(&batched_values(&db, ks), "batched gets", &violations);
                 let mut c = db
                     .cursor(
                         ks,
@@ -107,6 +121,17 @@ fn readers_never_see_partial_batches_and_snapshots_never_change() {
                     if again != frozen {
                         violations.fetch_add(1, Ordering::Relaxed);
                         eprintln!("snapshot changed under us");
+                    }
+                    let keys: Vec<Vec<u8>> = (0..KEYS).map(key).collect();
+                    let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+                    let mut batched = Vec::new();
+                    snap.get_many_with(ks, &keys, |_, v| {
+                        batched.push(v.unwrap().map(<[u8]>::to_vec))
+                    })
+                    .unwrap();
+                    if batched != frozen {
+                        violations.fetch_add(1, Ordering::Relaxed);
+                        eprintln!("a snapshot's batched get disagrees with its gets");
                     }
                     let mut c = snap.cursor(ks, KeyRange::default()).unwrap();
                     c.seek(b"group:");

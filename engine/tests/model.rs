@@ -505,6 +505,11 @@ impl Harness {
                 ));
             }
         }
+        for (i, id) in self.ids.iter().enumerate() {
+            check_get_many(&self.model[i], |keys, each| {
+                self.db().get_many_with(*id, keys, each)
+            })?;
+        }
         for (snap, model) in &self.snapshots {
             check_snapshot(snap, &self.ids, model)?;
         }
@@ -529,8 +534,46 @@ fn append(model: &mut BTreeMap<Vec<u8>, Vec<u8>>, key: Vec<u8>, operand: &[u8]) 
     model.entry(key).or_default().extend_from_slice(operand);
 }
 
+/// The reader of a batched get: reads the keys, handing each result over.
+type ReadMany<'a> = &'a mut dyn FnMut(usize, alexdb_engine::Result<Option<&[u8]>>);
+
+/// Checks a batched get (`get_many`) of every key of `model` and, beside
+/// each, a key one byte longer (absent unless the model has it too): each
+/// result must be the model's, handed over once, in order.
+fn check_get_many<F>(model: &BTreeMap<Vec<u8>, Vec<u8>>, get_many: F) -> Result<(), String>
+where
+    F: Fn(&[&[u8]], ReadMany<'_>) -> alexdb_engine::Result<()>,
+{
+    let longer: Vec<Vec<u8>> = model.keys().map(|k| [k, &b"\0"[..]].concat()).collect();
+    let probes: Vec<&[u8]> = model
+        .keys()
+        .zip(&longer)
+        .flat_map(|(k, l)| [k.as_slice(), l.as_slice()])
+        .collect();
+    let mut got: Vec<(usize, Option<Vec<u8>>)> = Vec::new();
+    let mut failure = None;
+    get_many(&probes, &mut |at, value| match value {
+        Ok(value) => got.push((at, value.map(<[u8]>::to_vec))),
+        Err(e) => failure = Some(e.to_string()),
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(e) = failure {
+        return Err(format!("get_many: {e}"));
+    }
+    let want: Vec<(usize, Option<Vec<u8>>)> = probes
+        .iter()
+        .map(|k| model.get(*k).cloned())
+        .enumerate()
+        .collect();
+    if got != want {
+        return Err(format!("get_many: got {got:?}, want {want:?}"));
+    }
+    Ok(())
+}
+
 fn check_snapshot(snap: &Snapshot, ids: &[KeyspaceId], model: &Model) -> Result<(), String> {
     for (i, id) in ids.iter().enumerate() {
+        check_get_many(&model[i], |keys, each| snap.get_many_with(*id, keys, each))?;
         let mut c = snap
             .cursor(*id, KeyRange::default())
             .map_err(|e| e.to_string())?;

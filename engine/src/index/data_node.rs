@@ -343,6 +343,16 @@ impl DataNode {
         (pos, iters + (hi - lo).max(1).ilog2())
     }
 
+    /// Hints the CPU to load the slot the model predicts for `key`, where
+    /// [`Self::get_candidate`]'s search starts.
+    #[inline]
+    pub(crate) fn hint_lookup(&self, key: &[u8]) {
+        let predicted = self
+            .model
+            .predict_local(self.model_key(key), self.array.len());
+        crate::io::prefetch::prefetch_value(&self.array[predicted]);
+    }
+
     /// The first occupied slot whose key is `>= key`, and whether it equals
     /// `key`. Full keys are compared only among entries with model key `mk`.
     pub(crate) fn seek_ge<R: KeyResolver>(

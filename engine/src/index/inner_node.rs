@@ -77,6 +77,12 @@ impl InnerNode {
         self.model.doubled().predict(mk, 2 * self.children.len())
     }
 
+    /// Hints the CPU to load the link in `slot` (read by [`Self::child`]).
+    #[inline]
+    pub(crate) fn hint_child(&self, slot: usize) {
+        crate::io::prefetch::prefetch_value(&self.children[slot]);
+    }
+
     /// The child in `slot`.
     #[inline]
     pub(crate) fn child<'g>(&self, slot: usize, guard: &'g Guard) -> NodeRef<'g> {

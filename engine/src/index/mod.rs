@@ -68,7 +68,7 @@ pub use stats::IndexStats;
 /// ancestor of a hot range of a 1M-key index (millions of keys) took
 /// 0.6-0.8 s; 2^15 keys take a few milliseconds.
 pub const SIDE_REBUILD_KEYS: usize = 1 << 15;
-pub use tree::AlexIndex;
+pub use tree::{AlexIndex, LOOKUP_BATCH};
 
 /// Turns an index payload back into the full key it stands for.
 ///

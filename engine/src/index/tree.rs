@@ -17,6 +17,11 @@ use super::smo::{Writer, as_data, retire_subtree};
 use super::stats::{self, Counters, IndexStats};
 use super::{KeyResolver, ScanDirection, scan};
 
+/// Keys [`AlexIndex::get_candidates`] takes down the tree together: enough
+/// for their cache misses to overlap, few enough that the lines hinted for
+/// the first are still cached when it is read.
+pub const LOOKUP_BATCH: usize = 16;
+
 /// An ALEX learned index from byte-string keys to `u64` payloads.
 ///
 /// Reads ([`get`](Self::get), [`get_candidate`](Self::get_candidate),
@@ -130,6 +135,64 @@ impl AlexIndex {
         guard: &Guard,
     ) -> Option<u64> {
         self.leaf(key, guard).get_candidate(key, resolver)
+    }
+
+    /// Lock-free [`get_candidate`](Self::get_candidate) of every key of
+    /// `keys`, appended to `out` in order. Up to [`LOOKUP_BATCH`] keys go
+    /// down the tree together, a level at a time, and each step hints the
+    /// memory every key of the batch reads next (the link, the child node,
+    /// the predicted slot, and through `resolver` the candidate's record)
+    /// before reading any of it: the keys' cache misses overlap instead of
+    /// following one another.
+    pub fn get_candidates<R: KeyResolver>(
+        &self,
+        keys: &[&[u8]],
+        resolver: &R,
+        guard: &Guard,
+        out: &mut Vec<Option<u64>>,
+    ) {
+        out.reserve(keys.len());
+        for batch in keys.chunks(LOOKUP_BATCH) {
+            let leaves = self.leaves_hinted(batch, guard);
+            for (leaf, key) in leaves.iter().zip(batch) {
+                as_data(*leaf).hint_lookup(key);
+            }
+            for (leaf, key) in leaves.iter().zip(batch) {
+                let candidate = as_data(*leaf).get_candidate(key, resolver);
+                if let Some(payload) = candidate {
+                    resolver.prefetch(payload);
+                }
+                out.push(candidate);
+            }
+        }
+    }
+
+    /// The data node of each key of `batch` (at most [`LOOKUP_BATCH`]; the
+    /// array's tail past it is unused), found level by level: every key's
+    /// route is computed and its link hinted, then every link is read and
+    /// its child hinted.
+    fn leaves_hinted<'g>(&self, batch: &[&[u8]], guard: &'g Guard) -> [NodeRef<'g>; LOOKUP_BATCH] {
+        let mut nodes = [self.root.load(guard); LOOKUP_BATCH];
+        let mut slots = [0usize; LOOKUP_BATCH];
+        loop {
+            let mut descending = false;
+            for ((node, key), slot) in nodes.iter().zip(batch).zip(&mut slots) {
+                if let Node::Inner(inner) = node.get() {
+                    *slot = inner.route(key);
+                    inner.hint_child(*slot);
+                    descending = true;
+                }
+            }
+            if !descending {
+                return nodes;
+            }
+            for (node, slot) in nodes.iter_mut().zip(&slots).take(batch.len()) {
+                if let Node::Inner(inner) = node.get() {
+                    *node = inner.child(*slot, guard);
+                    node.hint();
+                }
+            }
+        }
     }
 
     /// Lock-free exact lookup (always confirms the key with the resolver).
@@ -678,6 +741,39 @@ mod tests {
 
     /// Appends (and prepends) extend the parent; the edge child must not
     /// fill the new slots, or every copy-on-write of it relinks them all.
+    #[test]
+    fn batched_lookups_find_what_single_lookups_find() {
+        let (stable, n) = (20_000u64, 60_000u64);
+        let keys = hot_gap_keys(stable, n, 1);
+        let loaded: Vec<u64> = (0..stable).collect();
+        let mut sorted = loaded.clone();
+        sorted.sort_by(|a, b| keys.key(*a).cmp(keys.key(*b)));
+        let index = AlexIndex::bulk_load(&sorted, &keys);
+        for p in stable..n {
+            index.upsert(keys.key(p), p, &keys);
+        }
+        assert!(index.stats().depth >= 3, "{:?}", index.stats());
+        // Every key, and beside each one a key that is absent.
+        let absent: Vec<Vec<u8>> = keys.0.iter().map(|k| [k, &b"\0"[..]].concat()).collect();
+        let probes: Vec<&[u8]> = keys
+            .0
+            .iter()
+            .zip(&absent)
+            .flat_map(|(k, a)| [k.as_slice(), a.as_slice()])
+            .collect();
+        let guard = epoch::pin();
+        let mut batched = Vec::new();
+        index.get_candidates(&probes, &keys, &guard, &mut batched);
+        let single: Vec<Option<u64>> = probes
+            .iter()
+            .map(|k| index.get_candidate(k, &keys, &guard))
+            .collect();
+        assert_eq!(batched, single);
+        for (i, k) in keys.0.iter().enumerate() {
+            assert_eq!(batched[2 * i], Some(i as u64), "{k:?}");
+        }
+    }
+
     #[test]
     fn edge_children_fill_few_slots() {
         let n = 100_000u64;

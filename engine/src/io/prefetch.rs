@@ -4,8 +4,9 @@
 //! hint per record lets the CPU fetch them in parallel instead of taking one
 //! dependent cache miss after another. A hint never faults (the CPU drops it
 //! if the page is not mapped or not resident) and changes no state, so it is
-//! safe on any address; this module only ever hints addresses inside a
-//! slice it was given.
+//! safe on any address; this module hints addresses inside a slice it was
+//! given, or (for the index's batched lookups) the address of a node or slot
+//! about to be read.
 
 /// Bytes of a record hinted: its header and key, and most of a small value.
 const HINTED_BYTES: usize = 192;
@@ -25,15 +26,31 @@ pub(crate) fn prefetch_range(bytes: &[u8], offset: usize) {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+/// Hints the CPU to load the cache line holding the start of `value`.
 #[inline]
-fn prefetch_line(byte: &u8) {
-    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    // SAFETY: a prefetch is a hint with no architectural effect: it cannot
-    // fault or change memory, and the pointer comes from a live reference.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast::<i8>()) }
+pub(crate) fn prefetch_value<T>(value: &T) {
+    prefetch_address(std::ptr::from_ref(value).cast::<u8>());
 }
 
+#[inline]
+fn prefetch_line(byte: &u8) {
+    prefetch_address(byte);
+}
+
+/// Hints the CPU to load the cache line holding `address`, which need not
+/// be dereferenceable (a node the caller will read once the hint has had
+/// time to land).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn prefetch_address(address: *const u8) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    // SAFETY: a prefetch is a hint with no architectural effect: it cannot
+    // fault or change memory, whatever the address (an unmapped or invalid
+    // one is dropped by the CPU), so no requirement on `address` applies.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) }
+}
+
+/// No hint on other architectures.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn prefetch_line(_byte: &u8) {}
+pub(crate) fn prefetch_address(_address: *const u8) {}
