@@ -43,6 +43,42 @@ fn writes_and_reads_are_counted() {
     assert!(report.contains("rocksdb.db.get.micros P50 : "));
 }
 
+/// A multi-get counts RocksDB's `MultiGet` tickers and histograms, not
+/// those of `Get`, for every variant.
+#[test]
+fn multi_gets_are_counted_as_multi_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.enable_statistics();
+    let mut db = DB::open(&opts, dir.path()).unwrap();
+    db.create_cf("x", &Options::default()).unwrap();
+    db.put(b"a", b"123").unwrap();
+    let cf = db.cf_handle("x").unwrap();
+    db.put_cf(&cf, b"a", b"123").unwrap();
+    db.put_cf(&cf, b"b", b"45").unwrap();
+    let found = db.multi_get([&b"a"[..], b"missing", b"b"]);
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[0].as_ref().unwrap().as_deref(), Some(&b"123"[..]));
+    db.multi_get_cf([(&cf, b"a")]);
+    db.batched_multi_get_cf(&cf, [b"b", b"c"], false);
+
+    assert_eq!(opts.get_ticker_count(Ticker::NumberMultigetCalls), 3);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberMultigetKeysRead), 6);
+    assert_eq!(opts.get_ticker_count(Ticker::NumberMultigetKeysFound), 3);
+    assert_eq!(
+        opts.get_ticker_count(Ticker::NumberMultigetBytesRead),
+        3 + 3 + 2
+    );
+    assert_eq!(opts.get_histogram_data(Histogram::DbMultiget).count(), 3);
+    assert_eq!(
+        opts.get_histogram_data(Histogram::BytesPerMultiget).count(),
+        3
+    );
+    assert_eq!(opts.get_ticker_count(Ticker::NumberKeysRead), 0);
+    assert_eq!(opts.get_histogram_data(Histogram::DbGet).count(), 0);
+}
+
 #[test]
 fn without_statistics_everything_is_zero() {
     let opts = Options::default();

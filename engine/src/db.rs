@@ -424,6 +424,16 @@ impl Db {
         self.snapshot().get_many_with(keyspace, keys, each)
     }
 
+    /// Reads every key of `keys` from `keyspace` at one moment: see
+    /// [`Snapshot::get_many`].
+    pub fn get_many(
+        &self,
+        keyspace: KeyspaceId,
+        keys: &[&[u8]],
+    ) -> Result<Vec<Result<Option<ValueRef>>>> {
+        self.snapshot().get_many(keyspace, keys)
+    }
+
     /// Reads `key` into a new vector.
     pub fn get_copied(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.get_pinned(keyspace, key)?.map(|v| v.to_vec()))

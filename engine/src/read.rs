@@ -257,7 +257,7 @@ pub(crate) fn get_many_with(
     ks: &Keyspace,
     keys: &[&[u8]],
     seq: u64,
-    each: &mut EachValue<'_>,
+    each: &mut EachFound<'_>,
 ) {
     let verify = shared.options.verify_checksums;
     let mut candidates = Vec::with_capacity(LOOKUP_BATCH);
@@ -277,21 +277,61 @@ pub(crate) fn get_many_with(
                 false => value_of(&table, &relocations, ks, key, candidate, seq, verify),
             };
             match lookup {
-                Ok(Lookup::Found(_, value)) => each(at, Ok(Some(value))),
+                Ok(Lookup::Found(segment, value)) => each(at, Ok(Some(Found { segment, value }))),
                 Ok(Lookup::Absent) => each(at, Ok(None)),
-                Ok(Lookup::Retry) => match get_pinned(shared, ks, key, Some(seq)) {
-                    Ok(value) => each(at, Ok(value.as_deref())),
-                    Err(e) => each(at, Err(e)),
-                },
+                Ok(Lookup::Retry) => hand_over(at, get_pinned(shared, ks, key, Some(seq)), each),
                 Err(e) => each(at, Err(e)),
             }
         }
     }
 }
 
+/// A value a batched read found, borrowed from its segment's map.
+pub(crate) struct Found<'a> {
+    segment: &'a Arc<Segment>,
+    value: &'a [u8],
+}
+
+impl<'a> Found<'a> {
+    /// The value's bytes.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.value
+    }
+
+    /// An owned handle on the value (it keeps the segment mapped).
+    pub(crate) fn to_value_ref(&self) -> ValueRef {
+        ValueRef {
+            segment: self.segment.clone(),
+            start: offset_in(self.segment, self.value),
+            len: self.value.len(),
+        }
+    }
+}
+
 /// The receiver of a batched read's results: a key's position in the
-/// batch, and its value (borrowed for the call) or error.
-pub(crate) type EachValue<'f> = dyn FnMut(usize, Result<Option<&[u8]>>) + 'f;
+/// batch, and what was found (borrowed for the call) or the error.
+pub(crate) type EachFound<'f> = dyn FnMut(usize, Result<Option<Found<'_>>>) + 'f;
+
+/// Hands the result of a single read of the key at position `at` to `each`.
+pub(crate) fn hand_over(at: usize, read: Result<Option<PinnedValue>>, each: &mut EachFound<'_>) {
+    match read {
+        Ok(Some(pinned)) => {
+            let segment = pinned
+                .table
+                .get(pinned.segment)
+                .expect("pinned table holds the segment");
+            each(
+                at,
+                Ok(Some(Found {
+                    segment,
+                    value: &pinned,
+                })),
+            );
+        }
+        Ok(None) => each(at, Ok(None)),
+        Err(e) => each(at, Err(e)),
+    }
+}
 
 /// What a point read found, from the index's candidate on.
 enum Lookup<'t> {

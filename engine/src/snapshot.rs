@@ -88,19 +88,42 @@ impl Snapshot {
     where
         F: FnMut(usize, Result<Option<&[u8]>>),
     {
+        self.read_many(keyspace, keys, &mut |at, found| {
+            each(at, found.map(|f| f.map(|f| f.bytes())));
+        })
+    }
+
+    /// [`Self::get_many_with`], collecting a handle on each value found
+    /// (each keeps its segment mapped, as [`Self::get`]'s does).
+    pub fn get_many(
+        &self,
+        keyspace: KeyspaceId,
+        keys: &[&[u8]],
+    ) -> Result<Vec<Result<Option<ValueRef>>>> {
+        let mut values = Vec::with_capacity(keys.len());
+        self.read_many(keyspace, keys, &mut |_, found| {
+            values.push(found.map(|f| f.as_ref().map(read::Found::to_value_ref)));
+        })?;
+        Ok(values)
+    }
+
+    fn read_many(
+        &self,
+        keyspace: KeyspaceId,
+        keys: &[&[u8]],
+        each: &mut read::EachFound<'_>,
+    ) -> Result<()> {
         let shared = &self.guard.shared;
         let keyspaces = shared.keyspaces.load();
         let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
         let seq = self.guard.seq;
         if keys.iter().all(|key| check_key(key).is_ok()) {
-            read::get_many_with(shared, ks, keys, seq, &mut each);
+            read::get_many_with(shared, ks, keys, seq, each);
             return Ok(());
         }
         for (at, key) in keys.iter().enumerate() {
-            match check_key(key).and_then(|()| read::get_pinned(shared, ks, key, Some(seq))) {
-                Ok(value) => each(at, Ok(value.as_deref())),
-                Err(e) => each(at, Err(e)),
-            }
+            let read = check_key(key).and_then(|()| read::get_pinned(shared, ks, key, Some(seq)));
+            read::hand_over(at, read, each);
         }
         Ok(())
     }

@@ -509,6 +509,16 @@ impl Harness {
             check_get_many(&self.model[i], |keys, each| {
                 self.db().get_many_with(*id, keys, each)
             })?;
+            // The same through the handles `get_many` returns.
+            check_get_many(&self.model[i], |keys, each| {
+                for (at, value) in self.db().get_many(*id, keys)?.into_iter().enumerate() {
+                    match value {
+                        Ok(value) => each(at, Ok(value.as_deref())),
+                        Err(e) => each(at, Err(e)),
+                    }
+                }
+                Ok(())
+            })?;
         }
         for (snap, model) in &self.snapshots {
             check_snapshot(snap, &self.ids, model)?;

@@ -16,6 +16,7 @@ mod history;
 mod ingest;
 pub(crate) mod iterator_methods;
 mod metadata;
+mod multi_get;
 pub(crate) mod open;
 mod read;
 mod rocksdb_dir;
@@ -257,11 +258,9 @@ pub trait DBAccess {
         K: AsRef<[u8]>,
         I: IntoIterator<Item = K>,
     {
-        let core = self.core();
-        let readopts = core.at_one_point(readopts);
-        keys.into_iter()
-            .map(|key| core.get_copied(0, key.as_ref(), &readopts))
-            .collect()
+        let keys: Vec<K> = keys.into_iter().collect();
+        let keys: Vec<(u32, &[u8])> = keys.iter().map(|key| (0, key.as_ref())).collect();
+        self.core().multi_get_copied(&keys, readopts)
     }
 
     /// Reads several keys, each from its own column family.
@@ -275,12 +274,12 @@ pub trait DBAccess {
         I: IntoIterator<Item = (&'b W, K)>,
         W: AsColumnFamilyRef + 'b,
     {
-        let core = self.core();
-        let readopts = core.at_one_point(readopts);
-        keys_cf
+        let keys: Vec<(u32, K)> = keys_cf
             .into_iter()
-            .map(|(cf, key)| core.get_copied(cf.cf_id(), key.as_ref(), &readopts))
-            .collect()
+            .map(|(cf, key)| (cf.cf_id(), key))
+            .collect();
+        let keys: Vec<(u32, &[u8])> = keys.iter().map(|(cf, key)| (*cf, key.as_ref())).collect();
+        self.core().multi_get_copied(&keys, readopts)
     }
 }
 

@@ -148,11 +148,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         K: AsRef<[u8]>,
         I: IntoIterator<Item = K>,
     {
-        let core = self.core();
-        let readopts = core.at_one_point(readopts);
-        keys.into_iter()
-            .map(|key| core.get(cf.cf_id(), key.as_ref(), &readopts))
-            .collect()
+        let keys: Vec<K> = keys.into_iter().collect();
+        let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+        self.core().multi_get_pinned(cf.cf_id(), &keys, readopts)
     }
 
     /// Whether `key` may exist in the default column family. AlexDB answers
