@@ -32,6 +32,9 @@ pub(super) fn run<E: Engine>(
     run(Workload::GetZipf, &mut |e| {
         w::get_present(e, data, &zipf_order(n, ops), false)
     })?;
+    run(Workload::MultiGet, &mut |e| {
+        w::multi_get(e, data, &uniform_order(n, ops, 7))
+    })?;
     let readers = [uniform_order(n, ops, 11), uniform_order(n, ops, 12)];
     let shared = engine.shared().is_some();
     record_timed(

@@ -116,6 +116,27 @@ impl Engine for AlexEngine {
         Ok(self.db.get_pinned(self.ks, key)?.map(|v| touch(&v)))
     }
 
+    fn multi_get(&mut self, keys: &[&[u8]]) -> Result<(u64, usize)> {
+        let mut sum = 0u64;
+        let mut found = 0;
+        let mut failed = None;
+        self.db
+            .get_many_with(self.ks, keys, |_, value| match value {
+                Ok(Some(v)) => {
+                    // Copied, as the RocksDB API's `multi_get` returns values.
+                    let copy = v.to_vec();
+                    sum = sum.wrapping_add(touch(&copy));
+                    found += 1;
+                }
+                Ok(None) => {}
+                Err(e) => failed = Some(e),
+            })?;
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok((sum, found)),
+        }
+    }
+
     fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)> {
         let mut cursor = self.db.cursor(self.ks, KeyRange::default())?;
         cursor.seek(key);

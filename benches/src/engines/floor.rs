@@ -186,6 +186,7 @@ impl Engine for Floor {
                 | Workload::GetPinned
                 | Workload::GetAbsent
                 | Workload::GetZipf
+                | Workload::MultiGet
                 | Workload::Get2r
                 | Workload::Seek10
                 | Workload::Scan

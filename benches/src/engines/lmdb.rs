@@ -121,6 +121,22 @@ impl Engine for Lmdb {
         Ok(self.db.get(&rtxn, key)?.map(touch))
     }
 
+    /// Every key in one read transaction (LMDB has no multi-get).
+    fn multi_get(&mut self, keys: &[&[u8]]) -> Result<(u64, usize)> {
+        let rtxn = self.env.read_txn()?;
+        let mut sum = 0u64;
+        let mut found = 0;
+        for key in keys {
+            if let Some(v) = self.db.get(&rtxn, key)? {
+                // Copied, as the RocksDB API's `multi_get` returns values.
+                let copy = v.to_vec();
+                sum = sum.wrapping_add(touch(&copy));
+                found += 1;
+            }
+        }
+        Ok((sum, found))
+    }
+
     fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)> {
         let rtxn = self.env.read_txn()?;
         let mut sum = 0;

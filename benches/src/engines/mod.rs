@@ -152,6 +152,21 @@ pub trait Engine: Sized {
         Err(unsupported("zero-copy get"))
     }
 
+    /// Reads every key of `keys` (copying the values) with the engine's
+    /// multi-get, a loop of [`Self::get`] where it has none; returns the sum
+    /// of touches and the keys found.
+    fn multi_get(&mut self, keys: &[&[u8]]) -> Result<(u64, usize)> {
+        let mut sum = 0u64;
+        let mut found = 0;
+        for key in keys {
+            if let Some(t) = self.get(key)? {
+                sum = sum.wrapping_add(t);
+                found += 1;
+            }
+        }
+        Ok((sum, found))
+    }
+
     /// Seeks to the first key ≥ `key` and steps `nexts` times, touching
     /// each entry; returns the sum of touches and the entries visited.
     fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)> {

@@ -47,6 +47,18 @@ macro_rules! rocks_api_engine {
                 Ok(self.db.get_pinned(key)?.map(|v| $crate::engines::touch(&v)))
             }
 
+            fn multi_get(&mut self, keys: &[&[u8]]) -> $crate::error::Result<(u64, usize)> {
+                let mut sum = 0u64;
+                let mut found = 0;
+                for value in self.db.multi_get(keys) {
+                    if let Some(v) = value? {
+                        sum = sum.wrapping_add($crate::engines::touch(&v));
+                        found += 1;
+                    }
+                }
+                Ok((sum, found))
+            }
+
             fn seek_next(
                 &mut self,
                 key: &[u8],

@@ -15,7 +15,7 @@ mod threads;
 mod txn;
 
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
-pub use point::{get_absent, get_present, load, mixed, scan, seek10};
+pub use point::{get_absent, get_present, load, mixed, multi_get, scan, seek10};
 pub use shift::hot_range;
 pub use threads::{get_two_readers, get_with_writer, writers};
 pub use txn::read_modify_write;
@@ -75,6 +75,8 @@ pub enum Workload {
     GetAbsent,
     /// Point get (copying) of present keys, Zipfian access (theta 0.99).
     GetZipf,
+    /// Random present keys read 32 at a time with the engine's multi-get.
+    MultiGet,
     /// 80% get (copying) / 20% overwrite of random present keys.
     Mixed,
     /// Seek to a random present key and read it and the 10 next entries.
@@ -128,12 +130,13 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 25] = [
+    pub const ALL: [Workload; 26] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
         Workload::GetAbsent,
         Workload::GetZipf,
+        Workload::MultiGet,
         Workload::Get2r,
         Workload::GetW,
         Workload::Mixed,
@@ -165,6 +168,7 @@ impl Workload {
             Workload::GetPinned => "get-pinned",
             Workload::GetAbsent => "get-absent",
             Workload::GetZipf => "get-zipf",
+            Workload::MultiGet => "multi-get",
             Workload::Mixed => "mixed",
             Workload::Seek10 => "seek10",
             Workload::Scan => "scan",
@@ -190,7 +194,7 @@ impl Workload {
     /// The unit of the figure.
     pub fn unit(self) -> Unit {
         match self {
-            Workload::Load => Unit::NanosPerKey,
+            Workload::Load | Workload::MultiGet => Unit::NanosPerKey,
             Workload::Reopen | Workload::DeleteHeavyReopen => Unit::Millis,
             Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
             Workload::DiskBytes | Workload::PeakRss => Unit::MiB,
@@ -209,6 +213,11 @@ impl Workload {
             Workload::GetPinned => "random get of present keys, value read in place (zero-copy)",
             Workload::GetAbsent => "get of keys never written (same distribution)",
             Workload::GetZipf => "copying get of present keys, Zipfian access (theta 0.99)",
+            Workload::MultiGet => {
+                "uniform present keys read 32 at a time with the engine's multi-get, values \
+                 copied (`multi_get` through the RocksDB API, `get_many_with` on the engine, \
+                 one read transaction per batch in LMDB, a loop of gets elsewhere), per key"
+            }
             Workload::Mixed => "80% copying get / 20% overwrite (single put, no sync), uniform",
             Workload::Seek10 => "seek to a random present key, read it and the next 10 entries",
             Workload::Scan => "full ordered scan of every entry, per entry",

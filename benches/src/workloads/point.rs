@@ -55,6 +55,31 @@ pub fn get_present<E: Engine>(
     Ok(Timed::with(ns, "get", latency))
 }
 
+/// Keys of one multi-get in `multi-get`.
+const MULTI_GET_KEYS: usize = 32;
+
+/// Reads `order`'s present keys [`MULTI_GET_KEYS`] at a time with the
+/// engine's multi-get; nanoseconds per key and the latency of each call.
+pub fn multi_get<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Result<Timed> {
+    let mut sum = 0u64;
+    let mut found = 0usize;
+    let mut keys: Vec<&[u8]> = Vec::with_capacity(MULTI_GET_KEYS);
+    let start = Instant::now();
+    let mut latency = Recorder::start(order.len().div_ceil(MULTI_GET_KEYS));
+    for batch in order.chunks(MULTI_GET_KEYS) {
+        keys.clear();
+        keys.extend(batch.iter().map(|&i| data.present.get(i as usize)));
+        let (touched, hits) = engine.multi_get(&keys)?;
+        latency.tick();
+        sum = sum.wrapping_add(touched);
+        found += hits;
+    }
+    let ns = per(start, order.len());
+    black_box(sum);
+    expect_count("present keys found", found, order.len())?;
+    Ok(Timed::with(ns, "multi-get", latency))
+}
+
 /// Gets absent keys; nanoseconds per get and the latency of each.
 pub fn get_absent<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Result<Timed> {
     let mut found = 0usize;
