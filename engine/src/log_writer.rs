@@ -11,13 +11,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crossbeam_epoch as epoch;
+use crossbeam_epoch::{self as epoch, Guard};
 
 use crate::batch_plan::PendingRecord;
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
 use crate::format::record::{self, RecordFields, RecordKind};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
+use crate::index::{KeyResolver, LOOKUP_BATCH};
 use crate::location::{Location, MAX_SEGMENT_BYTES};
 use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
@@ -189,7 +190,12 @@ pub(crate) fn encode_frame(
     let guard = epoch::pin();
     out.resize(frame_at + FRAME_HEADER_BYTES, 0);
     let mut placed = Placed::default();
-    for r in records {
+    let mut lookups = HeadLookups::default();
+    for (i, r) in records.iter().enumerate() {
+        if i % LOOKUP_BATCH == 0 {
+            let ahead = &records[i..records.len().min(i + LOOKUP_BATCH)];
+            lookups.look_up(ahead, &resolver, &guard);
+        }
         let key: &[u8] = &r.key;
         let staged = match heads.is_empty() {
             true => None,
@@ -198,11 +204,7 @@ pub(crate) fn encode_frame(
         let prev = match staged {
             _ if is_unindexed(r.kind) => Location::NONE,
             Some(loc) => *loc,
-            None => {
-                r.ks.index
-                    .get(key, &resolver, &guard)
-                    .map_or(Location::NONE, Location)
-            }
+            None => lookups.heads[i % LOOKUP_BATCH].map_or(Location::NONE, Location),
         };
         if r.kind != RecordKind::LogData {
             w.active.note_key(r.ks.id().0, key);
@@ -241,6 +243,48 @@ pub(crate) fn encode_frame(
     );
     out[frame_at..frame_at + FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
     Ok(placed)
+}
+
+/// The index's entries for the keys of a few records about to be encoded.
+#[derive(Default)]
+struct HeadLookups<'r> {
+    /// The keys of one run of records in one keyspace.
+    keys: Vec<&'r [u8]>,
+    /// The payload the index holds for each record's key, if any.
+    heads: Vec<Option<u64>>,
+}
+
+impl<'r> HeadLookups<'r> {
+    /// Looks up the key of each of `records` (at most [`LOOKUP_BATCH`]):
+    /// the lookups of each run of records in one keyspace go down the index
+    /// together, so that their cache misses overlap (see
+    /// [`crate::index::AlexIndex::get_candidates`]); each candidate is then
+    /// confirmed against its record's key.
+    fn look_up(
+        &mut self,
+        records: &'r [PendingRecord<'_>],
+        resolver: &TableResolver,
+        guard: &Guard,
+    ) {
+        self.heads.clear();
+        for run in records.chunk_by(|a, b| Arc::ptr_eq(&a.ks, &b.ks)) {
+            if let [one] = run {
+                // Nothing to overlap with: the plain lookup is cheaper.
+                self.heads.push(one.ks.index.get(&one.key, resolver, guard));
+                continue;
+            }
+            self.keys.clear();
+            self.keys.extend(run.iter().map(|r| &*r.key));
+            let from = self.heads.len();
+            run[0]
+                .ks
+                .index
+                .get_candidates(&self.keys, resolver, guard, &mut self.heads);
+            for (head, key) in self.heads[from..].iter_mut().zip(&self.keys) {
+                *head = head.filter(|&payload| resolver.key(payload) == *key);
+            }
+        }
+    }
 }
 
 /// Whether records of `kind` stay out of the key's version chain: a range
