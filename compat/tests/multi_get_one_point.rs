@@ -93,3 +93,36 @@ fn multi_get_with_a_snapshot_still_reads_at_that_snapshot() {
         vec![Some(b"new".to_vec())]
     );
 }
+
+/// A transaction's `multi_get` reads the keys it has not written at one
+/// point too (they were read one by one, each at its own moment).
+#[test]
+fn a_transactions_multi_get_never_returns_a_half_applied_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db: rocksdb::OptimisticTransactionDB =
+        rocksdb::OptimisticTransactionDB::open_default(dir.path()).unwrap();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut n = 0u64;
+            while !done.load(Ordering::Relaxed) {
+                let mut batch = rocksdb::WriteBatchWithTransaction::<true>::default();
+                for k in KEYS {
+                    batch.put(k, n.to_be_bytes());
+                }
+                db.write(batch).unwrap();
+                n += 1;
+            }
+        });
+        let _stop = StopOnDrop(&done);
+        for _ in 0..ROUNDS / 4 {
+            let txn = db.transaction();
+            txn.put(b"own", b"write").unwrap();
+            let mut keys = KEYS.to_vec();
+            keys.insert(2, b"own");
+            let mut values = unwrap_all(txn.multi_get(keys));
+            assert_eq!(values.remove(2), Some(b"write".to_vec()));
+            assert_one_batch(&values);
+        }
+    });
+}

@@ -176,16 +176,19 @@ fn multi_get_and_the_transaction_snapshot_see_pending_writes() {
         OptimisticTransactionDB::open_default(dir.path().join("db")).unwrap();
     db.put(b"a", b"db").unwrap();
     db.put(b"b", b"db").unwrap();
+    db.put(b"d", b"db-d").unwrap();
     let txn = db.transaction();
     txn.put(b"a", b"txn").unwrap();
     txn.delete(b"b").unwrap();
     txn.put(b"c", b"txn").unwrap();
+    // Own writes and database reads interleaved keep the keys' order.
     let got: Vec<_> = txn
-        .multi_get([b"a", b"b", b"c"])
+        .multi_get([b"a", b"d", b"b", b"e", b"c"])
         .into_iter()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(got, [Some(b"txn".to_vec()), None, Some(b"txn".to_vec())]);
+    let (txn_value, db_value) = (Some(b"txn".to_vec()), Some(b"db-d".to_vec()));
+    assert_eq!(got, [txn_value.clone(), db_value, None, None, txn_value]);
     let snapshot = txn.snapshot();
     assert_eq!(snapshot.get(b"a").unwrap().unwrap(), b"txn");
     assert_eq!(db.get(b"a").unwrap().unwrap(), b"db");
