@@ -1,6 +1,6 @@
 //! Arbitrary sequences of rocksdb-API operations through `alexdb` (puts,
 //! deletes, range deletes, merges with a concatenating operator, batches
-//! across column families, iterators both
+//! across column families, gets and multi-gets, iterators both
 //! ways with bounds, snapshots, create/drop column family, close and
 //! reopen, compaction), checked against a `BTreeMap` model after every step.
 #![no_main]
@@ -63,6 +63,9 @@ enum Op {
     One(Write),
     Batch(Vec<Write>),
     Get(u8, Key),
+    /// `multi_get_cf` of keys across families, and `batched_multi_get_cf`
+    /// of the same keys in the first one's family.
+    MultiGet(Vec<(u8, Key)>),
     Iterate {
         cf: u8,
         from: Option<Key>,
@@ -203,6 +206,7 @@ impl Harness {
                     .unwrap();
                 assert_eq!(got.as_ref(), self.model[&name].get(&k.bytes()));
             }
+            Op::MultiGet(keys) => self.multi_get(keys),
             Op::Iterate {
                 cf,
                 from,
@@ -235,6 +239,42 @@ impl Harness {
             Op::Compact => self.db().compact_range(None::<&[u8]>, None::<&[u8]>),
         }
         self.check_all();
+    }
+
+    fn multi_get(&self, keys: &[(u8, Key)]) {
+        let db = self.db();
+        let named: Vec<(String, Vec<u8>)> = keys
+            .iter()
+            .map(|(cf, k)| (self.cf_name(*cf).unwrap(), k.bytes()))
+            .collect();
+        let handles: Vec<_> = named
+            .iter()
+            .map(|(name, k)| (db.cf_handle(name).unwrap(), k.as_slice()))
+            .collect();
+        let got: Vec<Option<Vec<u8>>> = db
+            .multi_get_cf(handles.iter().map(|(cf, k)| (cf, *k)))
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let want: Vec<Option<Vec<u8>>> = named
+            .iter()
+            .map(|(name, k)| self.model[name].get(k).cloned())
+            .collect();
+        assert_eq!(got, want, "multi_get_cf {named:?}");
+        let Some((name, _)) = named.first() else {
+            return;
+        };
+        let cf = db.cf_handle(name).unwrap();
+        let batched: Vec<Option<Vec<u8>>> = db
+            .batched_multi_get_cf(cf, named.iter().map(|(_, k)| k), false)
+            .into_iter()
+            .map(|r| r.unwrap().map(|v| v.to_vec()))
+            .collect();
+        let want: Vec<Option<Vec<u8>>> = named
+            .iter()
+            .map(|(_, k)| self.model[name].get(k).cloned())
+            .collect();
+        assert_eq!(batched, want, "batched_multi_get_cf {name}");
     }
 
     fn iterate(
