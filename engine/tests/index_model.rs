@@ -277,7 +277,26 @@ impl Harness {
             format!("stats {stats:?}")
         })?;
         self.scan(None, false, usize::MAX)?;
-        self.scan(None, true, usize::MAX)
+        self.scan(None, true, usize::MAX)?;
+        self.get_many()
+    }
+
+    /// Batched lookups of every key ever inserted (removed ones included)
+    /// find what the model holds once confirmed, as single lookups do.
+    fn get_many(&self) -> Result<(), String> {
+        let probes: Vec<&[u8]> = self.keys.0.iter().map(Vec::as_slice).collect();
+        let guard = crossbeam_epoch::pin();
+        let mut got = Vec::new();
+        self.index
+            .get_candidates(&probes, &self.keys, &guard, &mut got);
+        for (key, candidate) in probes.iter().zip(got) {
+            let confirmed = candidate.filter(|&p| self.keys.key(p) == *key);
+            let want = self.model.get(*key).copied();
+            check(confirmed == want, || {
+                format!("batched candidate {key:?}: {candidate:?} vs {want:?}")
+            })?;
+        }
+        Ok(())
     }
 }
 

@@ -58,6 +58,8 @@ enum Op {
     Upsert(KeyShape),
     Remove(KeyShape),
     Get(KeyShape),
+    /// Batched lookups (`get_candidates`), each candidate then confirmed.
+    GetMany(Vec<KeyShape>),
     Batch(Vec<KeyShape>),
     Scan {
         from: Option<(KeyShape, bool)>,
@@ -106,6 +108,22 @@ impl Harness {
                 let guard = crossbeam_epoch::pin();
                 let got = self.index.get(&key, &self.keys, &guard);
                 assert_eq!(got, self.model.get(&key).copied());
+            }
+            Op::GetMany(shapes) => {
+                let keys: Vec<Vec<u8>> = shapes.iter().map(KeyShape::bytes).collect();
+                let probes: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+                let guard = crossbeam_epoch::pin();
+                let mut got = Vec::new();
+                self.index
+                    .get_candidates(&probes, &self.keys, &guard, &mut got);
+                let confirmed: Vec<Option<u64>> = got
+                    .iter()
+                    .zip(&probes)
+                    .map(|(c, k)| c.filter(|&p| self.keys.key(p) == *k))
+                    .collect();
+                let want: Vec<Option<u64>> =
+                    probes.iter().map(|k| self.model.get(*k).copied()).collect();
+                assert_eq!(confirmed, want);
             }
             Op::Batch(shapes) => {
                 let first = self.keys.0.len() as u64;
