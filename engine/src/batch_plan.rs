@@ -26,7 +26,7 @@ pub(crate) struct PendingRecord<'b> {
     pub ks: Arc<Keyspace>,
     pub kind: RecordKind,
     pub merge_state: MergeState,
-    pub key: Cow<'b, [u8]>,
+    pub key: &'b [u8],
     /// A merge's operand (empty for the other kinds).
     pub operand: &'b [u8],
     /// The value: a put's, or the value a merge resolved to.
@@ -37,7 +37,7 @@ pub(crate) struct PendingRecord<'b> {
 }
 
 impl<'b> PendingRecord<'b> {
-    fn new(ks: Arc<Keyspace>, kind: RecordKind, key: Cow<'b, [u8]>, op: usize) -> Self {
+    fn new(ks: Arc<Keyspace>, kind: RecordKind, key: &'b [u8], op: usize) -> Self {
         PendingRecord {
             ks,
             kind,
@@ -88,7 +88,7 @@ pub(crate) fn expand<'b>(
                 let mut r = PendingRecord::new(
                     lookup(keyspaces, *keyspace)?,
                     RecordKind::Put,
-                    key.as_slice().into(),
+                    key.as_slice(),
                     op_index,
                 );
                 r.value = Cow::Borrowed(value);
@@ -97,7 +97,7 @@ pub(crate) fn expand<'b>(
             BatchOp::Delete { keyspace, key } => out.push(PendingRecord::new(
                 lookup(keyspaces, *keyspace)?,
                 RecordKind::Delete,
-                key.as_slice().into(),
+                key.as_slice(),
                 op_index,
             )),
             BatchOp::Merge {
@@ -113,8 +113,7 @@ pub(crate) fn expand<'b>(
                 };
                 let (state, value) =
                     merge::resolve(ks.merge_function().as_ref(), key, &base, operand);
-                let mut r =
-                    PendingRecord::new(ks, RecordKind::Merge, key.as_slice().into(), op_index);
+                let mut r = PendingRecord::new(ks, RecordKind::Merge, key.as_slice(), op_index);
                 r.merge_state = state;
                 r.operand = operand;
                 r.value = Cow::Owned(value);
@@ -133,12 +132,8 @@ pub(crate) fn expand<'b>(
                         forget_written_in(&mut written, ks.id().0, start, end);
                         ranges.push((ks.id().0, start, end));
                     }
-                    let mut r = PendingRecord::new(
-                        ks,
-                        RecordKind::RangeDelete,
-                        start.as_slice().into(),
-                        op_index,
-                    );
+                    let mut r =
+                        PendingRecord::new(ks, RecordKind::RangeDelete, start.as_slice(), op_index);
                     r.value = Cow::Borrowed(end);
                     out.push(r);
                 }
@@ -150,7 +145,7 @@ pub(crate) fn expand<'b>(
                 let mut r = PendingRecord::new(
                     lookup(keyspaces, KeyspaceId(0))?,
                     RecordKind::LogData,
-                    Cow::Borrowed(&[]),
+                    &[],
                     op_index,
                 );
                 r.value = Cow::Borrowed(blob);

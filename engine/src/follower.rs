@@ -174,7 +174,7 @@ fn apply_frame(shared: &Shared, segment: &Segment, frame: &[(u64, RecordView<'_>
             ks: ks.clone(),
             kind: r.kind,
             merge_state: r.merge_state,
-            key: Cow::Borrowed(r.key),
+            key: r.key,
             operand: r.operand,
             value: Cow::Borrowed(r.value),
             op: (r.seq - first_seq) as usize,

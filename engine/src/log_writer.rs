@@ -7,11 +7,11 @@
 //! on the sync lock, and whoever gets it flushes everything written so far,
 //! so writers that arrive together pay for one flush (group commit).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crossbeam_epoch::{self as epoch, Guard};
+use rustc_hash::FxHashMap;
 
 use crate::batch_plan::PendingRecord;
 use crate::error::{Error, Result};
@@ -166,19 +166,19 @@ pub(crate) struct Placed {
 /// The newest record of each key staged in a write group but not yet in
 /// the index, so a later record of the key links to it as its previous
 /// version.
-pub(crate) type StagedHeads = HashMap<(u32, Vec<u8>), Location>;
+pub(crate) type StagedHeads<'b> = FxHashMap<(u32, &'b [u8]), Location>;
 
 /// Appends the frame for `records` (sequence numbers from `first_seq`) to
 /// `out`, whose first byte will land at offset `out_at` of the active
 /// segment, and returns where each record went. `heads` is consulted before
 /// the index for each key's previous version, and updated when `track`.
-pub(crate) fn encode_frame(
+pub(crate) fn encode_frame<'b>(
     shared: &Shared,
     w: &Writer,
-    records: &[PendingRecord<'_>],
+    records: &[PendingRecord<'b>],
     first_seq: u64,
     (out, out_at): (&mut Vec<u8>, u64),
-    heads: &mut StagedHeads,
+    heads: &mut StagedHeads<'b>,
     track: bool,
 ) -> Result<Placed> {
     let count = u32::try_from(records.len())
@@ -196,10 +196,10 @@ pub(crate) fn encode_frame(
             let ahead = &records[i..records.len().min(i + LOOKUP_BATCH)];
             lookups.look_up(ahead, &resolver, &guard);
         }
-        let key: &[u8] = &r.key;
+        let key: &'b [u8] = r.key;
         let staged = match heads.is_empty() {
             true => None,
-            false => heads.get(&(r.ks.id().0, key.to_vec())),
+            false => heads.get(&(r.ks.id().0, key)),
         };
         let prev = match staged {
             _ if is_unindexed(r.kind) => Location::NONE,
@@ -231,7 +231,7 @@ pub(crate) fn encode_frame(
             out,
         );
         if track && !is_unindexed(r.kind) {
-            heads.insert((r.ks.id().0, key.to_vec()), loc);
+            heads.insert((r.ks.id().0, key), loc);
         }
         placed.locations.push(loc);
         placed.lens.push((out.len() - start) as u64);
@@ -270,11 +270,11 @@ impl<'r> HeadLookups<'r> {
         for run in records.chunk_by(|a, b| Arc::ptr_eq(&a.ks, &b.ks)) {
             if let [one] = run {
                 // Nothing to overlap with: the plain lookup is cheaper.
-                self.heads.push(one.ks.index.get(&one.key, resolver, guard));
+                self.heads.push(one.ks.index.get(one.key, resolver, guard));
                 continue;
             }
             self.keys.clear();
-            self.keys.extend(run.iter().map(|r| &*r.key));
+            self.keys.extend(run.iter().map(|r| r.key));
             let from = self.heads.len();
             run[0]
                 .ks
@@ -401,7 +401,7 @@ fn apply_points(
         let index = &records[first].ks.index;
         // Many writes to one keyspace: one copy-on-write per touched index node.
         let olds: Vec<Option<u64>> = match members.as_slice() {
-            [one] => vec![index.upsert(&records[*one].key, locations[*one].0, &resolver)],
+            [one] => vec![index.upsert(records[*one].key, locations[*one].0, &resolver)],
             _ => {
                 let entries: Vec<(&[u8], u64)> = members
                     .iter()

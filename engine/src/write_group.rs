@@ -51,7 +51,7 @@ struct StagedBatch<'b> {
 struct Stage<'b> {
     buffer: Vec<u8>,
     batches: Vec<StagedBatch<'b>>,
-    heads: StagedHeads,
+    heads: StagedHeads<'b>,
     /// Whether to remember each staged key (only needed with many batches).
     track: bool,
 }
@@ -64,7 +64,7 @@ pub(crate) fn write(shared: &Shared, members: &[Member<'_>]) -> Vec<Result<u64>>
     let mut stage = Stage {
         buffer: w.take_frame_buffer(),
         batches: Vec::new(),
-        heads: StagedHeads::new(),
+        heads: StagedHeads::default(),
         track: members.len() > 1,
     };
     for (i, member) in members.iter().enumerate() {
@@ -219,7 +219,7 @@ fn depends_on_stage(stage: &Stage<'_>, m: &Member<'_>) -> bool {
     if stage.heads.is_empty() {
         return false;
     }
-    let staged = |ks: u32, key: &[u8]| stage.heads.contains_key(&(ks, key.to_vec()));
+    let staged = |ks: u32, key: &[u8]| stage.heads.contains_key(&(ks, key));
     let merges = m.batch.ops().iter().any(|op| match op {
         BatchOp::Merge { keyspace, key, .. } => staged(keyspace.0, key),
         _ => false,
