@@ -57,7 +57,7 @@ impl<'b> PendingRecord<'b> {
 
 /// Each key's value after the batch's operations so far, kept only for
 /// batches that merge.
-type Written = HashMap<(u32, Vec<u8>), MergeBase>;
+type Written<'b> = HashMap<(u32, &'b [u8]), MergeBase>;
 
 /// The records for `batch`, in order. Runs under the writer lock, so the
 /// indexes cannot change underneath.
@@ -66,10 +66,7 @@ pub(crate) fn expand<'b>(
     keyspaces: &KeyspaceTable,
     batch: &'b WriteBatch,
 ) -> Result<Vec<PendingRecord<'b>>> {
-    let has_merge = batch
-        .ops()
-        .iter()
-        .any(|op| matches!(op, BatchOp::Merge { .. }));
+    let has_merge = batch.ops().any(|op| matches!(op, BatchOp::Merge { .. }));
     let mut written = Written::new();
     let mut ranges: Vec<(u32, &[u8], &[u8])> = Vec::new();
     let mut out: Vec<PendingRecord<'b>> = Vec::with_capacity(batch.len());
@@ -86,18 +83,18 @@ pub(crate) fn expand<'b>(
                 value,
             } => {
                 let mut r = PendingRecord::new(
-                    lookup(keyspaces, *keyspace)?,
+                    lookup(keyspaces, keyspace)?,
                     RecordKind::Put,
-                    key.as_slice(),
+                    key,
                     op_index,
                 );
                 r.value = Cow::Borrowed(value);
                 out.push(r);
             }
             BatchOp::Delete { keyspace, key } => out.push(PendingRecord::new(
-                lookup(keyspaces, *keyspace)?,
+                lookup(keyspaces, keyspace)?,
                 RecordKind::Delete,
-                key.as_slice(),
+                key,
                 op_index,
             )),
             BatchOp::Merge {
@@ -105,15 +102,15 @@ pub(crate) fn expand<'b>(
                 key,
                 operand,
             } => {
-                let ks = lookup(keyspaces, *keyspace)?;
-                let base = match written.get(&(ks.id().0, key.clone())) {
+                let ks = lookup(keyspaces, keyspace)?;
+                let base = match written.get(&(ks.id().0, key)) {
                     Some(base) => base.clone(),
                     None if covered_in_batch(&ranges, ks.id().0, key) => MergeBase::Absent,
                     None => current_base(shared, &ks, key)?,
                 };
                 let (state, value) =
                     merge::resolve(ks.merge_function().as_ref(), key, &base, operand);
-                let mut r = PendingRecord::new(ks, RecordKind::Merge, key.as_slice(), op_index);
+                let mut r = PendingRecord::new(ks, RecordKind::Merge, key, op_index);
                 r.merge_state = state;
                 r.operand = operand;
                 r.value = Cow::Owned(value);
@@ -124,7 +121,7 @@ pub(crate) fn expand<'b>(
                 start,
                 end,
             } => {
-                let ks = lookup(keyspaces, *keyspace)?;
+                let ks = lookup(keyspaces, keyspace)?;
                 // An empty or reversed range deletes nothing: no record (the
                 // operation still consumes its sequence number).
                 if start < end {
@@ -132,8 +129,7 @@ pub(crate) fn expand<'b>(
                         forget_written_in(&mut written, ks.id().0, start, end);
                         ranges.push((ks.id().0, start, end));
                     }
-                    let mut r =
-                        PendingRecord::new(ks, RecordKind::RangeDelete, start.as_slice(), op_index);
+                    let mut r = PendingRecord::new(ks, RecordKind::RangeDelete, start, op_index);
                     r.value = Cow::Borrowed(end);
                     out.push(r);
                 }
@@ -154,7 +150,7 @@ pub(crate) fn expand<'b>(
             }
         }
         if has_merge && let Some(r) = out.last() {
-            written.insert((r.ks.id().0, r.key.to_vec()), r.as_merge_base());
+            written.insert((r.ks.id().0, r.key), r.as_merge_base());
         }
     }
     Ok(out)
@@ -168,9 +164,9 @@ fn covered_in_batch(ranges: &[(u32, &[u8], &[u8])], ks: u32, key: &[u8]) -> bool
 }
 
 /// Marks the keys the batch wrote in `[start, end)` as deleted.
-fn forget_written_in(written: &mut Written, ks: u32, start: &[u8], end: &[u8]) {
+fn forget_written_in(written: &mut Written<'_>, ks: u32, start: &[u8], end: &[u8]) {
     for ((id, key), base) in written.iter_mut() {
-        if *id == ks && start <= key.as_slice() && key.as_slice() < end {
+        if *id == ks && start <= *key && *key < end {
             *base = MergeBase::Absent;
         }
     }

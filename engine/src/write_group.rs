@@ -220,7 +220,7 @@ fn depends_on_stage(stage: &Stage<'_>, m: &Member<'_>) -> bool {
         return false;
     }
     let staged = |ks: u32, key: &[u8]| stage.heads.contains_key(&(ks, key));
-    let merges = m.batch.ops().iter().any(|op| match op {
+    let merges = m.batch.ops().any(|op| match op {
         BatchOp::Merge { keyspace, key, .. } => staged(keyspace.0, key),
         _ => false,
     });
@@ -230,7 +230,6 @@ fn depends_on_stage(stage: &Stage<'_>, m: &Member<'_>) -> bool {
 fn has_range_delete(batch: &WriteBatch) -> bool {
     batch
         .ops()
-        .iter()
         .any(|op| matches!(op, BatchOp::DeleteRange { .. }))
 }
 
