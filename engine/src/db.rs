@@ -410,9 +410,10 @@ impl Db {
     /// the reading thread (see [`PinnedValue`]).
     pub fn get_pinned(&self, keyspace: KeyspaceId, key: &[u8]) -> Result<Option<PinnedValue>> {
         check_key(key)?;
-        let keyspaces = self.shared().keyspaces.load();
+        let shared = self.shared();
+        let keyspaces = shared.keyspaces.load();
         let ks = keyspaces.get(keyspace).ok_or_else(|| missing(keyspace))?;
-        read::get_pinned(&self.shared(), ks, key, None)
+        read::get_pinned(&shared, ks, key, None)
     }
 
     /// Reads every key of `keys` from `keyspace` at one moment (all through

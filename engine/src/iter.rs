@@ -333,7 +333,7 @@ impl Cursor {
                 last_key = Some(key);
                 let version = visible_version(
                     &table,
-                    &relocations,
+                    &**relocations,
                     Location(p),
                     None,
                     seq,

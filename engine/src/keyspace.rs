@@ -3,7 +3,7 @@
 //! Each has its own ALEX index. The list lives in the `MANIFEST` file.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use arc_swap::ArcSwap;
@@ -36,6 +36,9 @@ pub struct Keyspace {
     merge_function: RwLock<Option<SharedMergeFunction>>,
     /// Live range deletes; readers load, writers and compaction publish.
     range_tombstones: ArcSwap<RangeTombstones>,
+    /// Whether `range_tombstones` holds any, so that a point read of a
+    /// keyspace without range deletes skips loading the list.
+    any_range_tombstones: AtomicBool,
 }
 
 impl Keyspace {
@@ -47,6 +50,7 @@ impl Keyspace {
             live_keys: AtomicU64::new(live_keys),
             merge_function: RwLock::new(None),
             range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
+            any_range_tombstones: AtomicBool::new(false),
         }
     }
 
@@ -91,7 +95,18 @@ impl Keyspace {
     /// Publishes a list of range tombstones (recovery, and writers and
     /// compaction under the writer lock).
     pub(crate) fn set_range_tombstones(&self, list: RangeTombstones) {
+        let any = !list.is_empty();
         self.range_tombstones.store(Arc::new(list));
+        // After the list: a writer publishes a range delete's sequence
+        // number after this store, so a reader at that number sees `true`.
+        self.any_range_tombstones.store(any, Ordering::Release);
+    }
+
+    /// Whether a range delete of this keyspace hides the version of `key`
+    /// with sequence number `version` from a reader at `seq`.
+    pub(crate) fn range_deleted(&self, key: &[u8], version: u64, seq: u64) -> bool {
+        self.any_range_tombstones.load(Ordering::Acquire)
+            && self.range_tombstones().hides(key, version, seq)
     }
 
     /// Adds a range tombstone. Called under the writer lock.

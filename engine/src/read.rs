@@ -118,7 +118,7 @@ pub(crate) enum Version<'t> {
 /// (the index returns candidates that the caller confirms).
 pub(crate) fn visible_version<'t>(
     table: &'t SegmentTable,
-    relocations: &Relocations,
+    relocations: &impl MovedVersions,
     mut loc: Location,
     expect_key: Option<&[u8]>,
     seq: u64,
@@ -128,7 +128,7 @@ pub(crate) fn visible_version<'t>(
     loop {
         let segment = match table.get(loc.segment()) {
             Some(s) => s,
-            None => match relocations.get(loc) {
+            None => match relocations.moved(loc) {
                 Some(moved) if moved.is_none() => return Ok(Version::Absent),
                 Some(moved) => {
                     loc = moved;
@@ -229,7 +229,7 @@ pub(crate) fn get_pinned(
         if resolver.missed() {
             continue;
         }
-        let relocations = shared.relocations.load();
+        let relocations = LazyRelocations::new(shared);
         let found = match value_of(&table, &relocations, ks, key, candidate, seq, verify)? {
             Lookup::Found(segment, value) => (segment.id(), offset_in(segment, value), value.len()),
             Lookup::Absent => return Ok(None),
@@ -269,7 +269,7 @@ pub(crate) fn get_many_with(
         ks.index
             .get_candidates(batch, &resolver, &guard, &mut candidates);
         let raced = resolver.missed();
-        let relocations = shared.relocations.load();
+        let relocations = LazyRelocations::new(shared);
         for (i, (key, &candidate)) in batch.iter().zip(&candidates).enumerate() {
             let at = batch_no * LOOKUP_BATCH + i;
             let lookup = match raced {
@@ -333,6 +333,43 @@ pub(crate) fn hand_over(at: usize, read: Result<Option<PinnedValue>>, each: &mut
     }
 }
 
+/// Where versions that compaction moved out of a segment live now.
+pub(crate) trait MovedVersions {
+    /// Where the version once at `from` lives now, if it moved
+    /// (`Location::NONE`: its chain ends there).
+    fn moved(&self, from: Location) -> Option<Location>;
+}
+
+impl MovedVersions for Relocations {
+    fn moved(&self, from: Location) -> Option<Location> {
+        self.get(from)
+    }
+}
+
+/// The relocations, loaded the first time a read needs them: a point read
+/// whose versions all lie in its loaded segment table never does.
+struct LazyRelocations<'s> {
+    shared: &'s Shared,
+    loaded: std::cell::OnceCell<arc_swap::Guard<Arc<Relocations>>>,
+}
+
+impl<'s> LazyRelocations<'s> {
+    fn new(shared: &'s Shared) -> Self {
+        LazyRelocations {
+            shared,
+            loaded: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl MovedVersions for LazyRelocations<'_> {
+    fn moved(&self, from: Location) -> Option<Location> {
+        self.loaded
+            .get_or_init(|| self.shared.relocations.load())
+            .get(from)
+    }
+}
+
 /// What a point read found, from the index's candidate on.
 enum Lookup<'t> {
     /// The visible value, in this segment's map.
@@ -347,7 +384,7 @@ enum Lookup<'t> {
 /// it (confirmed here against the record's key).
 fn value_of<'t>(
     table: &'t SegmentTable,
-    relocations: &Relocations,
+    relocations: &impl MovedVersions,
     ks: &Keyspace,
     key: &[u8],
     candidate: Option<u64>,
@@ -359,9 +396,7 @@ fn value_of<'t>(
     };
     Ok(
         match visible_version(table, relocations, Location(head), Some(key), seq, verify)? {
-            Version::Put(_, record) if ks.range_tombstones().hides(key, record.seq, seq) => {
-                Lookup::Absent
-            }
+            Version::Put(_, record) if ks.range_deleted(key, record.seq, seq) => Lookup::Absent,
             Version::Put(segment, record) => Lookup::Found(segment, record.value),
             Version::Absent => Lookup::Absent,
             Version::Retry => Lookup::Retry,
