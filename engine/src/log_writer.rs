@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_epoch::{self as epoch, Guard};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::batch_plan::PendingRecord;
 use crate::error::{Error, Result};
@@ -249,9 +250,9 @@ pub(crate) fn encode_frame<'b>(
 #[derive(Default)]
 struct HeadLookups<'r> {
     /// The keys of one run of records in one keyspace.
-    keys: Vec<&'r [u8]>,
+    keys: SmallVec<[&'r [u8]; LOOKUP_BATCH]>,
     /// The payload the index holds for each record's key, if any.
-    heads: Vec<Option<u64>>,
+    heads: SmallVec<[Option<u64>; LOOKUP_BATCH]>,
 }
 
 impl<'r> HeadLookups<'r> {

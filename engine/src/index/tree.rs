@@ -149,9 +149,8 @@ impl AlexIndex {
         keys: &[&[u8]],
         resolver: &R,
         guard: &Guard,
-        out: &mut Vec<Option<u64>>,
+        out: &mut impl Extend<Option<u64>>,
     ) {
-        out.reserve(keys.len());
         for batch in keys.chunks(LOOKUP_BATCH) {
             let leaves = self.leaves_hinted(batch, guard);
             for (leaf, key) in leaves.iter().zip(batch) {
@@ -162,7 +161,7 @@ impl AlexIndex {
                 if let Some(payload) = candidate {
                     resolver.prefetch(payload);
                 }
-                out.push(candidate);
+                out.extend([candidate]);
             }
         }
     }
@@ -739,14 +738,13 @@ mod tests {
         widest
     }
 
-    /// Appends (and prepends) extend the parent; the edge child must not
-    /// fill the new slots, or every copy-on-write of it relinks them all.
+    /// Batched lookups (`get_candidates`) over a tree three levels deep
+    /// give exactly what one lookup per key gives, present keys and absent.
     #[test]
     fn batched_lookups_find_what_single_lookups_find() {
         let (stable, n) = (20_000u64, 60_000u64);
         let keys = hot_gap_keys(stable, n, 1);
-        let loaded: Vec<u64> = (0..stable).collect();
-        let mut sorted = loaded.clone();
+        let mut sorted: Vec<u64> = (0..stable).collect();
         sorted.sort_by(|a, b| keys.key(*a).cmp(keys.key(*b)));
         let index = AlexIndex::bulk_load(&sorted, &keys);
         for p in stable..n {
@@ -774,6 +772,8 @@ mod tests {
         }
     }
 
+    /// Appends (and prepends) extend the parent; the edge child must not
+    /// fill the new slots, or every copy-on-write of it relinks them all.
     #[test]
     fn edge_children_fill_few_slots() {
         let n = 100_000u64;
