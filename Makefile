@@ -1,9 +1,9 @@
 # One entry point for every check; CI runs `make test` (see .ci/run).
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz soak
+.PHONY: test fmt-check clippy doc unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz soak
 
-test: toolchain fmt-check clippy unit loom conformance bench-quick fuzz-smoke
+test: toolchain fmt-check clippy doc unit loom conformance bench-quick fuzz-smoke
 
 # Installs what a fresh machine lacks: rustfmt and clippy, and libclang, which
 # the real `rocksdb` crate (used only by benches, migrate and compat's
@@ -23,6 +23,11 @@ fmt-check:
 # (a reference for tests) unoptimized so that its first build is short.
 clippy:
 	$(CARGO) clippy --profile ci --workspace --all-targets -- -D warnings
+
+# Every crate's API documentation builds without a warning (a broken or
+# private intra-doc link fails it).
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --profile ci --workspace --no-deps
 
 unit:
 	$(CARGO) test --workspace --profile ci

@@ -5,7 +5,7 @@
 /// Implements `Engine` for `$ty`, a struct with a `db: $krate::DB` field and
 /// associated functions `options(&Sizing) -> $krate::Options` and
 /// `index_bytes_of(&$krate::DB) -> Option<u64>`; `$txn` is the
-/// [`optimistic_txn_store!`] type its transactions run on.
+/// `optimistic_txn_store!` type its transactions run on.
 macro_rules! rocks_api_engine {
     ($ty:ident, $krate:ident, $txn:ident) => {
         impl $crate::engines::SharedAccess for $ty {

@@ -270,7 +270,7 @@ impl AlexIndex {
     ///
     /// The entries are applied in key order (a stable sort keeps equal keys
     /// in input order) and grouped by the data node they go to. Overwrites
-    /// of existing keys are stored in place ([`DataNode::store_payload`]);
+    /// of existing keys are stored in place (`DataNode::store_payload`);
     /// the inserts of a group are applied to one private copy of its node,
     /// published once: a data node that receives many new keys is copied
     /// once, not once per key.
