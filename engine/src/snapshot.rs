@@ -107,6 +107,8 @@ impl Snapshot {
         Ok(values)
     }
 
+    /// Reads `keys` of `keyspace` as of the snapshot, batched unless a key
+    /// is over the size limit, handing each result to `each`.
     fn read_many(
         &self,
         keyspace: KeyspaceId,
