@@ -138,6 +138,7 @@ impl FamilyCursor {
     }
 
     /// Whether the cursor is on an entry.
+    #[inline]
     pub(crate) fn valid(&self) -> bool {
         match &self.order {
             Order::Bytewise(cursor) => cursor.valid(),
@@ -146,6 +147,7 @@ impl FamilyCursor {
     }
 
     /// The current key and value.
+    #[inline]
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
         let (key, value) = match &self.order {
             Order::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value()))?,
@@ -206,6 +208,7 @@ impl FamilyCursor {
     }
 
     /// Moves to the next entry.
+    #[inline]
     pub(crate) fn forward(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.forward(),
@@ -217,6 +220,7 @@ impl FamilyCursor {
     }
 
     /// Moves to the previous entry.
+    #[inline]
     pub(crate) fn backward(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.backward(),

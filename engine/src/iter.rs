@@ -146,11 +146,13 @@ impl Cursor {
     }
 
     /// Whether the cursor is on an entry.
+    #[inline]
     pub fn valid(&self) -> bool {
         self.current.is_some()
     }
 
     /// The current entry.
+    #[inline]
     pub fn entry(&self) -> Option<Entry<'_>> {
         let b = self.current?;
         let bytes = self.pins[b.pin].bytes();
@@ -204,16 +206,33 @@ impl Cursor {
     }
 
     /// Moves to the next key; does nothing if not valid.
+    #[inline]
     pub fn forward(&mut self) {
         self.step(ScanDirection::Forward);
     }
 
     /// Moves to the previous key; does nothing if not valid.
+    #[inline]
     pub fn backward(&mut self) {
         self.step(ScanDirection::Reverse);
     }
 
+    /// One step in `direction`. The common case (the same direction, an
+    /// entry already buffered) is a pop, inlined into the caller; the rest
+    /// is [`Self::step_slow`].
+    #[inline]
     fn step(&mut self, direction: ScanDirection) {
+        if self.current.is_some()
+            && self.direction == direction
+            && let Some(next) = self.ahead.pop_front()
+        {
+            self.current = Some(next);
+            return;
+        }
+        self.step_slow(direction);
+    }
+
+    fn step_slow(&mut self, direction: ScanDirection) {
         let Some(current) = self.current.take() else {
             return;
         };

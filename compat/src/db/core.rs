@@ -226,6 +226,7 @@ impl Core {
     }
 
     /// The statistics collector, if statistics are enabled.
+    #[inline]
     pub(crate) fn statistics(&self) -> Option<&Statistics> {
         self.statistics.as_deref()
     }

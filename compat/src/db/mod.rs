@@ -110,6 +110,7 @@ pub struct DBWithThreadModeInner {
 }
 
 impl DBInner for DBWithThreadModeInner {
+    #[inline]
     fn core(&self) -> &Core {
         &self.core
     }
@@ -143,6 +144,7 @@ pub type DB = DBWithThreadMode<MultiThreaded>;
 
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// The engine database behind this handle.
+    #[inline]
     pub(crate) fn core(&self) -> &Core {
         self.inner.core()
     }
@@ -284,6 +286,7 @@ pub trait DBAccess {
 }
 
 impl<T: ThreadMode, D: DBInner> DBAccess for DBCommon<T, D> {
+    #[inline]
     fn core(&self) -> &Core {
         self.inner.core()
     }

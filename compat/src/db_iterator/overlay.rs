@@ -48,6 +48,8 @@ impl OverlayCursor {
         self.current = None;
     }
 
+    /// Whether the cursor is on an entry.
+    #[inline]
     pub(crate) fn valid(&self) -> bool {
         self.current.is_some()
     }
@@ -60,6 +62,7 @@ impl OverlayCursor {
     }
 
     /// The current key and value.
+    #[inline]
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
         match self.current? {
             Current::Base => self.base.item(),
@@ -107,12 +110,20 @@ impl OverlayCursor {
         self.settle_backward(i);
     }
 
+    /// Moves to the next entry.
+    #[inline]
     pub(crate) fn forward(&mut self) {
         if self.pending.is_empty() {
             self.base.forward();
             self.current = self.base.valid().then_some(Current::Base);
             return;
         }
+        self.forward_merged();
+    }
+
+    /// [`Self::forward`] with pending writes: re-seeks the base next to the
+    /// current key and takes the nearer source.
+    fn forward_merged(&mut self) {
         let Some(key) = self.item().map(|(k, _)| k.to_vec()) else {
             return;
         };
@@ -124,12 +135,20 @@ impl OverlayCursor {
         self.settle_forward(i);
     }
 
+    /// Moves to the previous entry.
+    #[inline]
     pub(crate) fn backward(&mut self) {
         if self.pending.is_empty() {
             self.base.backward();
             self.current = self.base.valid().then_some(Current::Base);
             return;
         }
+        self.backward_merged();
+    }
+
+    /// [`Self::backward`] with pending writes: re-seeks the base next to the
+    /// current key and takes the nearer source.
+    fn backward_merged(&mut self) {
         let Some(key) = self.item().map(|(k, _)| k.to_vec()) else {
             return;
         };

@@ -52,6 +52,7 @@ pub struct OptimisticTransactionDBInner {
 }
 
 impl DBInner for OptimisticTransactionDBInner {
+    #[inline]
     fn core(&self) -> &Core {
         &self.core
     }

@@ -72,6 +72,7 @@ impl<T: ThreadMode> DerefMut for TransactionDB<T> {
 }
 
 impl<T: ThreadMode> DBAccess for TransactionDB<T> {
+    #[inline]
     fn core(&self) -> &Core {
         self.db.core()
     }
@@ -103,6 +104,7 @@ struct RecoveredTxn {
 }
 
 impl DBInner for TransactionDBInner {
+    #[inline]
     fn core(&self) -> &Core {
         &self.core
     }

@@ -296,6 +296,7 @@ impl<'db, DB> Transaction<'db, DB> {
 }
 
 impl<DB> DBAccess for Transaction<'_, DB> {
+    #[inline]
     fn core(&self) -> &Core {
         self.core
     }

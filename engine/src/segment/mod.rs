@@ -197,6 +197,7 @@ impl Segment {
     /// the end of the file are never exposed: touching them would fault).
     /// Bytes past [`Self::written`] may lie in a hole of the sparse file:
     /// recovery reads those through the descriptor (see [`file_scan`]).
+    #[inline]
     pub fn bytes(&self) -> &[u8] {
         let len = (self.file_len.load(Ordering::Acquire) as usize).min(self.map.len());
         &self.map[..len]
