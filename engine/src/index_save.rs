@@ -191,7 +191,7 @@ fn segment_info(s: &Segment, relocated: u64) -> SegmentInfo {
         min_seq: s.min_seq(),
         tail_check: {
             let range = tail_check_range(s.written());
-            crc32c::crc32c(&s.bytes()[range.start as usize..range.end as usize])
+            crate::format::crc::crc32c(&s.bytes()[range.start as usize..range.end as usize])
         },
         span: s.key_bounds(),
     }

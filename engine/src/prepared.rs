@@ -100,7 +100,7 @@ fn encode(payload: &[u8]) -> Vec<u8> {
     b.extend_from_slice(&VERSION.to_le_bytes());
     b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     b.extend_from_slice(payload);
-    let crc = crc32c::crc32c(&b);
+    let crc = crate::format::crc::crc32c(&b);
     b.extend_from_slice(&crc.to_le_bytes());
     b
 }
@@ -111,7 +111,7 @@ fn decode(b: &[u8]) -> std::result::Result<Vec<u8>, String> {
     }
     let body = &b[..b.len() - CRC_BYTES];
     let crc = u32::from_le_bytes(b[b.len() - CRC_BYTES..].try_into().expect("4 bytes"));
-    if crc32c::crc32c(body) != crc {
+    if crate::format::crc::crc32c(body) != crc {
         return Err("prepared record checksum mismatch".into());
     }
     let version = u32::from_le_bytes(b[VERSION_AT..LEN_AT].try_into().expect("4 bytes"));

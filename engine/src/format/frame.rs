@@ -76,7 +76,7 @@ impl FrameHeader {
             kind,
             body_len: u32::try_from(body.len()).expect("frame bodies are limited to 2 GiB"),
             count,
-            body_crc: crc32c::crc32c(body),
+            body_crc: crate::format::crc::crc32c(body),
         }
     }
 
@@ -93,7 +93,7 @@ impl FrameHeader {
         b[BODY_LEN_AT..COUNT_AT].copy_from_slice(&self.body_len.to_le_bytes());
         b[COUNT_AT..BODY_CRC_AT].copy_from_slice(&self.count.to_le_bytes());
         b[BODY_CRC_AT..HEADER_CRC_AT].copy_from_slice(&self.body_crc.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..HEADER_CRC_AT]);
+        let crc = crate::format::crc::crc32c(&b[..HEADER_CRC_AT]);
         b[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -106,7 +106,7 @@ impl FrameHeader {
         if read_u32(b, 0) != FRAME_MAGIC {
             return Err("bad frame magic".into());
         }
-        if crc32c::crc32c(&b[..HEADER_CRC_AT]) != read_u32(b, HEADER_CRC_AT) {
+        if crate::format::crc::crc32c(&b[..HEADER_CRC_AT]) != read_u32(b, HEADER_CRC_AT) {
             return Err("frame header checksum mismatch".into());
         }
         let kind = match b[KIND_AT] {

@@ -300,7 +300,7 @@ pub fn decode(bytes: &[u8]) -> Result<IndexCheckpoint<'_>, String> {
         .checked_sub(4)
         .ok_or("file too short for a checkpoint")?;
     let (body, crc) = bytes.split_at(body_len);
-    if crc32c::crc32c(body) != read_u32(crc, 0) {
+    if crate::format::crc::crc32c(body) != read_u32(crc, 0) {
         return Err("checksum mismatch".into());
     }
     let mut r = Reader { bytes: body, at: 0 };
@@ -626,7 +626,7 @@ mod tests {
         out.extend(e.finish());
         out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
         let body = out.len() - 4;
-        let crc = crc32c::crc32c(&out[..body]);
+        let crc = crate::format::crc::crc32c(&out[..body]);
         out[body..].copy_from_slice(&crc.to_le_bytes());
         out
     }

@@ -66,7 +66,7 @@ impl Manifest {
         if let Some(live) = &self.live {
             live.encode_into(&mut b);
         }
-        let crc = crc32c::crc32c(&b);
+        let crc = crate::format::crc::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
         b
     }
@@ -77,7 +77,7 @@ impl Manifest {
             return Err("not an AlexDB manifest (bad magic or too short)".into());
         }
         let body = &b[..b.len() - 4];
-        if crc32c::crc32c(body) != read_u32(b, b.len() - 4) {
+        if crate::format::crc::crc32c(body) != read_u32(b, b.len() - 4) {
             return Err("manifest checksum mismatch".into());
         }
         let version = read_u32(b, 8);

@@ -165,7 +165,7 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(r.key);
     out.extend_from_slice(r.operand);
     out.extend_from_slice(r.value);
-    let crc = crc32c::crc32c(&out[start + 4..]);
+    let crc = super::crc::crc32c(&out[start + 4..]);
     out[start..start + 4].copy_from_slice(&crc.to_le_bytes());
     out.resize(start + align8(out.len() - start), 0);
 }
@@ -205,7 +205,7 @@ pub fn append_shortened(r: &RecordView<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(&r.seq.to_le_bytes());
     out.extend_from_slice(r.key);
     out.extend_from_slice(r.value);
-    let crc = crc32c::crc32c(&out[start + 4..]);
+    let crc = super::crc::crc32c(&out[start + 4..]);
     out[start..start + 4].copy_from_slice(&crc.to_le_bytes());
     out.resize(start + align8(out.len() - start), 0);
 }
@@ -364,7 +364,7 @@ impl<'a> RecordView<'a> {
 
     /// Whether the stored checksum matches the record's bytes.
     pub fn checksum_ok(&self) -> bool {
-        crc32c::crc32c(self.covered) == self.crc
+        super::crc::crc32c(self.covered) == self.crc
     }
 
     /// The whole encoded record (for verbatim copies by compaction).

@@ -68,7 +68,7 @@ impl SegmentHeader {
         b[KIND_AT..ID_AT].copy_from_slice(&kind.to_le_bytes());
         b[ID_AT..SEQ_FLOOR_AT].copy_from_slice(&u64::from(self.id).to_le_bytes());
         b[SEQ_FLOOR_AT..SEQ_FLOOR_AT + 8].copy_from_slice(&self.seq_floor.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..CRC_AT]);
+        let crc = crate::format::crc::crc32c(&b[..CRC_AT]);
         b[CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -84,7 +84,7 @@ impl SegmentHeader {
         if b[..8] != SEGMENT_MAGIC {
             return Err("bad segment magic".into());
         }
-        if crc32c::crc32c(&b[..CRC_AT]) != read_u32(b, CRC_AT) {
+        if crate::format::crc::crc32c(&b[..CRC_AT]) != read_u32(b, CRC_AT) {
             return Err("segment header checksum mismatch".into());
         }
         let version = read_u32(b, VERSION_AT);

@@ -170,7 +170,7 @@ fn same_tail(s: &Segment, info: &SegmentInfo) -> bool {
     let range = index_checkpoint::tail_check_range(info.written);
     let mut tail = vec![0u8; (range.end - range.start) as usize];
     s.file().read_exact_at(&mut tail, range.start).is_ok()
-        && crc32c::crc32c(&tail) == info.tail_check
+        && crate::format::crc::crc32c(&tail) == info.tail_check
 }
 
 /// The checkpoint's entry for the segment that was active at the cut, if

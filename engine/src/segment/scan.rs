@@ -144,7 +144,7 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
     let body = bytes
         .get(FRAME_HEADER_BYTES..len)
         .ok_or("frame body runs past the end of the segment")?;
-    if crc32c::crc32c(body) != header.body_crc {
+    if crate::format::crc::crc32c(body) != header.body_crc {
         return Err("frame body checksum mismatch".into());
     }
     match header.kind {
