@@ -2,12 +2,14 @@
 //! `fdatasync` or writes on demand, the way a dying disk or a full file
 //! system would, or hands out maps whose holes hold junk, to prove that
 //! recovery never reads a hole through a map (on a full tmpfs that read
-//! is a SIGBUS).
+//! is a SIGBUS). As a failpoint it also fails exactly one I/O call, the
+//! `k`-th it counts ([`Faults::fail_once_at`]), and lets every later one
+//! through: a transient fault at any I/O call.
 
 use std::io;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{FileHandle, FileSystem, OpenMode, ReadOnlyMap, StdFileSystem};
 
@@ -25,6 +27,36 @@ pub struct Faults {
     /// instead of zero. The copy does not see later writes: open, read and
     /// verify only. Any read of a hole through the map then sees junk.
     pub hostile_holes: AtomicBool,
+    /// I/O calls counted so far by the failpoint: every open, read, write,
+    /// `fdatasync`, directory sync, `set_len`, map, rename and removal
+    /// (listing a directory and asking for holes are not counted).
+    pub calls: AtomicU64,
+    /// When non-zero, the call that makes [`Self::calls`] equal to it fails
+    /// with EIO (ENOSPC for a write or `set_len`), changing nothing; every
+    /// other call goes through.
+    pub fail_once_at: AtomicU64,
+    /// What the failpoint failed: the call's kind and path.
+    pub failed_call: Mutex<Option<String>>,
+}
+
+impl Faults {
+    /// Counts one I/O call of `kind` on `path`; fails it if it is the one
+    /// [`Self::fail_once_at`] names.
+    fn count_call(&self, kind: &str, path: &Path) -> io::Result<()> {
+        let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if call != self.fail_once_at.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        *self
+            .failed_call
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(format!("{kind} {}", path.display()));
+        let errno = match kind {
+            "write" | "set_len" => 28,
+            _ => 5,
+        };
+        Err(io::Error::from_raw_os_error(errno))
+    }
 }
 
 /// A file system that can be told to fail.
@@ -63,6 +95,7 @@ impl FileSystem for FaultyFileSystem {
     }
 
     fn open(&self, path: &Path, mode: OpenMode) -> io::Result<Arc<dyn FileHandle>> {
+        self.faults.count_call("open", path)?;
         let inner = StdFileSystem.open(path, mode)?;
         Ok(Arc::new(FaultyFile {
             inner,
@@ -71,18 +104,22 @@ impl FileSystem for FaultyFileSystem {
     }
 
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.faults.count_call("read_file", path)?;
         StdFileSystem.read_file(path)
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.faults.count_call("rename", to)?;
         StdFileSystem.rename(from, to)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.faults.count_call("remove_file", path)?;
         StdFileSystem.remove_file(path)
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        self.faults.count_call("sync_dir", path)?;
         self.check_sync()?;
         StdFileSystem.sync_dir(path)
     }
@@ -100,6 +137,7 @@ impl FileHandle for FaultyFile {
     }
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.faults.count_call("write", self.path())?;
         if self.faults.fail_writes.load(Ordering::SeqCst) {
             return Err(io::Error::from_raw_os_error(28));
         }
@@ -107,15 +145,18 @@ impl FileHandle for FaultyFile {
     }
 
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.faults.count_call("read", self.path())?;
         self.inner.read_exact_at(buf, offset)
     }
 
     fn sync_data(&self) -> io::Result<()> {
+        self.faults.count_call("sync_data", self.path())?;
         check_sync(&self.faults)?;
         self.inner.sync_data()
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
+        self.faults.count_call("set_len", self.path())?;
         self.inner.set_len(len)
     }
 
@@ -124,6 +165,7 @@ impl FileHandle for FaultyFile {
     }
 
     fn map_readonly(&self, len: u64) -> io::Result<ReadOnlyMap> {
+        self.faults.count_call("map", self.path())?;
         if !self.faults.hostile_holes.load(Ordering::SeqCst) {
             return self.inner.map_readonly(len);
         }
