@@ -1,7 +1,7 @@
 # One entry point for every check; CI runs `make test` (see .ci/run).
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy doc unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz soak
+.PHONY: test fmt-check clippy doc unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz fuzz-leaks soak
 
 test: toolchain fmt-check clippy doc unit loom conformance bench-quick fuzz-smoke
 
@@ -84,13 +84,27 @@ fuzz-smoke: fuzz-tool
 			-max_total_time=60 -timeout=10 -rss_limit_mb=2048 || exit 1; \
 	done
 
-# Longer runs: FUZZ_SECONDS per target (default 1 hour).
+# Longer runs: FUZZ_SECONDS per target (default 1 hour), then the leak pass.
 FUZZ_SECONDS ?= 3600
 fuzz: fuzz-tool
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$t && \
 		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 || exit 1; \
+	done
+	$(MAKE) fuzz-leaks
+
+# Every corpus input of every target run once in one process, then
+# LeakSanitizer's check at exit: memory no longer reachable from anywhere
+# fails it. libFuzzer's own per-input leak check stops after 1,000 inputs
+# that allocate more than they free (the engine frees retired nodes after
+# the input that made them), so a long run's leak coverage ends within
+# minutes; this pass covers the whole corpus.
+fuzz-leaks: fuzz-tool
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t && \
+		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
+			-runs=0 -detect_leaks=1 -timeout=10 -rss_limit_mb=4096 || exit 1; \
 	done
 
 # The kill -9 soak, not part of `make test`: SOAK_CYCLES cycles of the crash
