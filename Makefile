@@ -3,7 +3,7 @@ CARGO ?= cargo
 
 .PHONY: test fmt-check clippy doc unit loom conformance toolchain bench-engine bench bench-quick fuzz-tool fuzz-smoke fuzz fuzz-leaks soak
 
-test: toolchain fmt-check clippy doc unit loom conformance bench-quick fuzz-smoke
+test: toolchain fmt-check clippy doc unit loom conformance bench-quick fuzz-smoke fuzz-leaks
 
 # Installs what a fresh machine lacks: rustfmt and clippy, and libclang, which
 # the real `rocksdb` crate (used only by benches, migrate and compat's
