@@ -16,6 +16,7 @@ mod apply_ranges;
 mod chain;
 mod gather;
 mod held;
+mod output;
 mod plan;
 mod rewrite;
 

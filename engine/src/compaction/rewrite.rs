@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use crossbeam_epoch as epoch;
 
 use crate::error::{Error, Result};
-use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
+use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
 use crate::format::record::{RecordKind, RecordView, append_shortened, shortened_len};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
@@ -22,6 +22,7 @@ use crate::read::TableResolver;
 use super::chain::{head_seq, plan_chain};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
+use super::output::OutputWriter;
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 
@@ -463,10 +464,11 @@ fn write_output(
         seq_floor: visible + 1,
     };
     let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, capacity)?;
-    let mut at = SEGMENT_HEADER_BYTES as u64;
+    let mut out = OutputWriter::new(&segment, SEGMENT_HEADER_BYTES as u64, OUTPUT_FRAME_BYTES);
     for chunk in chunk_copies(copies) {
-        at = write_frame(&segment, chunk, at)?;
+        write_frame(&mut out, &segment, chunk)?;
     }
+    let at = out.finish()?;
     segment.set_written(at);
     seal(
         &segment,
@@ -519,19 +521,22 @@ fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
     })
 }
 
-/// Writes one frame of verbatim record copies at `at`; returns its end.
-fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u64> {
-    let mut frame = vec![0u8; FRAME_HEADER_BYTES];
+/// Appends one frame of verbatim record copies to `out`.
+fn write_frame(
+    out: &mut OutputWriter<'_>,
+    segment: &Segment,
+    copies: &mut [Copy<'_>],
+) -> Result<()> {
+    out.begin_frame();
     for i in 0..copies.len() {
         if let Some(ahead) = copies.get(i + AHEAD) {
             prefetch_range(ahead.raw, 0);
         }
         let c = &mut copies[i];
-        let offset = at + frame.len() as u64;
-        c.new = Location::new(segment.id(), offset, c.old.is_tombstone());
+        c.new = Location::new(segment.id(), out.end(), c.old.is_tombstone());
         match c.short {
-            true => append_shortened(&reparse(segment, c)?, &mut frame),
-            false => frame.extend_from_slice(c.raw),
+            true => append_shortened(&reparse(segment, c)?, out.body()),
+            false => out.body().extend_from_slice(c.raw),
         }
         if c.old.is_tombstone() || matches!(c.reason, Reason::RangeTombstone) {
             // A kept delete (point or range) is dead bytes, as when it was
@@ -543,12 +548,7 @@ fn write_frame(segment: &Segment, copies: &mut [Copy<'_>], at: u64) -> Result<u6
     }
     let count = u32::try_from(copies.len())
         .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
-    let header = FrameHeader::for_body(FrameKind::Batch, &frame[FRAME_HEADER_BYTES..], count);
-    frame[..FRAME_HEADER_BYTES].copy_from_slice(&header.encode());
-    segment
-        .write_at(&frame, at)
-        .map_err(|e| Error::io(segment.path(), e))?;
-    Ok(at + frame.len() as u64)
+    out.end_frame(FrameKind::Batch, count)
 }
 
 /// Index entries repointed (or tombstones removed) per hold of the writer
