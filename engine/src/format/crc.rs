@@ -5,7 +5,7 @@
 //! (aligning the start byte by byte, two three-way interleaved loops that
 //! find no full block to run) costs more instructions than the data: a
 //! 124-byte record took about 215 instructions per checksum, in every
-//! point read and every entry a cursor buffers. Up to [`SHORT_MAX`] bytes,
+//! point read and every entry a cursor buffers. Up to 768 bytes (`SHORT_MAX`),
 //! and on a CPU with SSE 4.2, this module folds the range 8 bytes at a
 //! time with the `crc32` instruction instead (about a third of that); the
 //! crate's three-way interleaving only pays from 768 bytes on.
