@@ -14,7 +14,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
 use alexdb_engine::{Db, Error, Options, WriteBatch, WriteOptions};
+use common::segment_files;
 
 const CHILD_ENV: &str = "ALEXDB_TRUNCATED_FROM_OUTSIDE_DIR";
 const KEYS: u32 = 3_000;
@@ -34,13 +37,10 @@ fn key(i: u32) -> Vec<u8> {
 /// The segment file with the lowest id: sealed, since the active segment
 /// is always the newest.
 fn oldest_segment(dir: &Path) -> PathBuf {
-    let mut segments: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "seg"))
-        .collect();
-    segments.sort();
-    segments.into_iter().next().expect("a segment file")
+    segment_files(dir)
+        .into_iter()
+        .next()
+        .expect("a segment file")
 }
 
 /// The child: writes every key, has another handle truncate the oldest
