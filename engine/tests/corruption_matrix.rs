@@ -243,6 +243,52 @@ fn every_damaged_field_of_every_file_is_reported_or_harmless() {
     assert_eq!(state(&db), expected);
 }
 
+/// Every pair of files swapped (each holding the other's bytes), with and
+/// without the index checkpoint: each must be a corruption naming one of
+/// the two (the one that is not the derived checkpoint, when one is);
+/// never an open that serves a state, right or wrong.
+#[test]
+fn every_pair_of_swapped_files_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = build(dir.path());
+    let mut total = 0;
+    for with_checkpoint in [true, false] {
+        if !with_checkpoint {
+            fs::remove_file(dir.path().join(INDEX_FILE)).unwrap();
+        }
+        let files = pristine(dir.path());
+        assert!(files.len() >= 4, "{} files", files.len());
+        for (i, a) in files.iter().enumerate() {
+            for b in &files[i + 1..] {
+                fs::write(&a.path, &b.bytes).unwrap();
+                fs::write(&b.path, &a.bytes).unwrap();
+                let ctx = format!("{} swapped with {}", a.path.display(), b.path.display());
+                let outcome = std::panic::catch_unwind(|| match Db::open(dir.path(), options()) {
+                    Ok(db) => db.verify().map(|()| state(&db)),
+                    Err(e) => Err(e),
+                });
+                match outcome.unwrap_or_else(|_| panic!("{ctx}: panicked")) {
+                    Ok(got) => panic!(
+                        "{ctx}: opened and verified, serving {} the state",
+                        if got == expected { "exactly" } else { "NOT" }
+                    ),
+                    Err(Error::Corruption { file, .. }) => assert!(
+                        (file == a.path && !a.derived) || (file == b.path && !b.derived),
+                        "{ctx}: the corruption names {}",
+                        file.display()
+                    ),
+                    Err(other) => panic!("{ctx}: unexpected error {other}"),
+                }
+                restore(dir.path(), &files);
+                total += 1;
+            }
+        }
+    }
+    eprintln!("{total} pairs of swapped files");
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(state(&db), expected);
+}
+
 /// Runs every case of every file of `files`; returns the number of cases.
 fn run_matrix(dir: &Path, files: &[Pristine], expected: &State) -> usize {
     let kinds: Vec<u32> = files
