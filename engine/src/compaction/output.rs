@@ -44,6 +44,11 @@ impl<'s> OutputWriter<'s> {
         }
     }
 
+    /// The segment written.
+    pub(super) fn segment(&self) -> &'s Segment {
+        self.segment
+    }
+
     /// The file offset the next byte appended lands at.
     pub(super) fn end(&self) -> u64 {
         self.start + self.pending.len() as u64

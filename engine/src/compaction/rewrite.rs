@@ -466,7 +466,7 @@ fn write_output(
     let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, capacity)?;
     let mut out = OutputWriter::new(&segment, SEGMENT_HEADER_BYTES as u64, OUTPUT_FRAME_BYTES);
     for chunk in chunk_copies(copies) {
-        write_frame(&mut out, &segment, chunk)?;
+        write_frame(&mut out, chunk)?;
     }
     let at = out.finish()?;
     segment.set_written(at);
@@ -522,11 +522,8 @@ fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
 }
 
 /// Appends one frame of verbatim record copies to `out`.
-fn write_frame(
-    out: &mut OutputWriter<'_>,
-    segment: &Segment,
-    copies: &mut [Copy<'_>],
-) -> Result<()> {
+fn write_frame(out: &mut OutputWriter<'_>, copies: &mut [Copy<'_>]) -> Result<()> {
+    let segment = out.segment();
     out.begin_frame();
     for i in 0..copies.len() {
         if let Some(ahead) = copies.get(i + AHEAD) {
