@@ -593,6 +593,7 @@ impl Db {
                 .iter()
                 .map(|k| k.index.memory_bytes() as u64)
                 .sum(),
+            index_heap: crate::index::node_heap_usage(),
             mapped_bytes: table.iter().map(|x| x.bytes().len() as u64).sum(),
             data_bytes: table.iter().map(|x| x.data_bytes()).sum(),
             dead_bytes: table.iter().map(|x| x.dead_bytes()).sum(),

@@ -11,6 +11,9 @@ pub struct Stats {
     pub index_entries: u64,
     /// Heap bytes held by the indexes.
     pub index_bytes: u64,
+    /// The memory all indexes of the process allocate from (shared by
+    /// every open database): bytes in use, kept free for reuse, and mapped.
+    pub index_heap: crate::index::NodeHeapUsage,
     /// Bytes of segment files mapped into memory (their current lengths).
     pub mapped_bytes: u64,
     /// Bytes of records in segments (live and dead).

@@ -31,6 +31,7 @@ use super::bitmap;
 use super::cost::{self, CostTracker, Edge, MAX_DATA_SLOTS, MAX_DENSITY, MIN_DATA_SLOTS};
 use super::known_keys::Entries;
 use super::model::LinearModel;
+use super::node_heap::{self, HeapBox};
 use super::projection::Projection;
 
 /// One slot of a gapped array: a model key and its payload.
@@ -114,7 +115,7 @@ impl std::fmt::Debug for Slot {
 pub(crate) struct DataNode {
     pub(super) proj: Projection,
     /// The gapped array; its length is the node's slot count.
-    pub(super) array: Box<[Slot]>,
+    pub(super) array: HeapBox<[Slot]>,
     pub(super) model: LinearModel,
     /// Occupancy bitmap of `array`.
     pub(super) bits: Box<[u64]>,
@@ -194,7 +195,7 @@ impl DataNode {
     ) -> Self {
         let n = mks.len();
         debug_assert!(n <= slots && n == payloads.len());
-        let mut array: Box<[Slot]> = (0..slots).map(|_| Slot::tail_gap()).collect();
+        let mut array = node_heap::slice_of(slots, Slot::tail_gap());
         let mut bits = vec![0u64; bitmap::words_for(slots)].into_boxed_slice();
         let mut next_free = 0;
         let mut iters = 0.0;

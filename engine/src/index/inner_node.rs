@@ -11,6 +11,7 @@ use crossbeam_epoch::Guard;
 
 use super::cost::Edge;
 use super::model::LinearModel;
+use super::node_heap::{self, HeapBox};
 use super::node_ptr::{Link, NodeRef};
 use super::projection::Projection;
 
@@ -19,7 +20,7 @@ use super::projection::Projection;
 pub(crate) struct InnerNode {
     proj: Projection,
     model: LinearModel,
-    children: Box<[Link]>,
+    children: HeapBox<[Link]>,
     /// Keys in the subtree, kept by the writer.
     num_keys: AtomicUsize,
     /// Keys in the subtree when it was built.
@@ -39,7 +40,7 @@ impl InnerNode {
         Self {
             proj,
             model,
-            children: children.into_boxed_slice(),
+            children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(num_keys),
             built_keys: num_keys,
         }
@@ -125,7 +126,7 @@ impl InnerNode {
         Self {
             proj: self.proj.clone(),
             model: self.model.doubled(),
-            children: children.into_boxed_slice(),
+            children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(self.keys()),
             built_keys: self.built_keys,
         }
@@ -159,7 +160,7 @@ impl InnerNode {
         Self {
             proj: self.proj.clone(),
             model,
-            children: children.into_boxed_slice(),
+            children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(self.keys()),
             built_keys: self.built_keys,
         }

@@ -18,7 +18,8 @@
 //! `side_rebuild` rebuilds large subtrees without the lock; `scan` walks
 //! leaves; `inner_node` and `data_node` (+ `data_write`, its
 //! copy-on-write changes) are the nodes, `model`, `projection` and `bitmap`
-//! their parts; `cost` is the cost model; `node_ptr` holds all `unsafe`.
+//! their parts; `cost` is the cost model; `node_ptr` and `node_heap` (the nodes'
+//! memory, on huge pages) hold all `unsafe`.
 
 mod bitmap;
 mod bulk_load;
@@ -30,6 +31,7 @@ mod inner_node;
 mod known_keys;
 mod model;
 mod node;
+mod node_heap;
 mod node_ptr;
 mod projection;
 mod retired;
@@ -60,6 +62,12 @@ pub(crate) fn reclaim_retired() {
     retired::free_all();
 }
 
+pub use node_heap::NodeHeapUsage;
+
+/// What the memory all indexes of the process allocate from holds now.
+pub fn node_heap_usage() -> NodeHeapUsage {
+    node_heap::usage()
+}
 pub use stats::IndexStats;
 
 /// The rebuild threshold the engine gives [`AlexIndex::set_side_rebuild_above`]:

@@ -1,4 +1,5 @@
-//! The index's only `unsafe` code: epoch-protected pointers to nodes.
+//! The index's `unsafe` code, with `node_heap`: epoch-protected pointers
+//! to nodes.
 //!
 //! Protocol. Nodes are published once and then only read, except that the
 //! single writer (holding the index's write lock) stores into the child
@@ -11,9 +12,10 @@
 
 use std::sync::atomic::Ordering;
 
-use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
+use crossbeam_epoch::{self as epoch, Atomic, Guard, Shared};
 
 use super::node::Node;
+use super::node_heap::{HeapBox, NodeHeap};
 
 /// A pointer slot that always holds a published node.
 #[derive(Debug)]
@@ -48,9 +50,11 @@ impl Link {
 }
 
 impl<'g> NodeRef<'g> {
-    /// Moves `node` to the heap so it can be linked.
-    pub(crate) fn publish(node: Node, guard: &'g Guard) -> Self {
-        Self(Owned::new(node).into_shared(guard))
+    /// Moves `node` to the index's heap so it can be linked while
+    /// `guard` is pinned.
+    pub(crate) fn publish(node: Node, _guard: &'g Guard) -> Self {
+        let raw = HeapBox::into_raw(HeapBox::new_in(node, NodeHeap));
+        Self(Shared::from(raw.cast_const()))
     }
 
     /// The node.
@@ -93,12 +97,13 @@ impl<'g> NodeRef<'g> {
         // SAFETY: the writer calls this once per node, after replacing every
         // live link to it; epoch deferral runs the closure once, after every
         // guard that could have loaded the node is gone, so it then owns the
-        // node alone (`raw` came from `Owned::new` in `publish`). Dropping a
+        // node alone (`raw` came from `HeapBox::into_raw` in `publish`,
+        // with the same allocator as here). Dropping a
         // `Node` later never touches its children.
         unsafe {
             guard.defer_unchecked(move || {
-                let node = Shared::from(raw as *const Node).into_owned();
-                super::retired::hand_over(node.into_box());
+                let node = HeapBox::from_raw_in(raw as *mut Node, NodeHeap);
+                super::retired::hand_over(node);
             })
         }
     }
@@ -117,9 +122,10 @@ fn free_node(ptr: Shared<'_, Node>, guard: &Guard) {
     if ptr.is_null() {
         return;
     }
-    // SAFETY: the tree owns every reachable node; a child linked from
-    // several slots sits in consecutive slots and is freed once below.
-    let node = unsafe { ptr.into_owned() };
+    // SAFETY: the tree owns every reachable node, each boxed by `publish`
+    // in the index's heap; a child linked from several slots sits in
+    // consecutive slots and is freed once below.
+    let node = unsafe { HeapBox::from_raw_in(ptr.as_raw().cast_mut(), NodeHeap) };
     if let Node::Inner(inner) = &*node {
         let mut prev = Shared::null();
         for link in inner.links() {

@@ -18,10 +18,13 @@
 //! `compaction::rewrite::install_step`); with glibc's allocator 13–16 ms
 //! before and 4.5–19 ms after, where the writer still sleeps on the arena
 //! lock that other threads' frees of its smaller allocations take.
+//! Since session 20 nodes live in the index's own heap (`node_heap`), not
+//! glibc's; handing them to the writer still keeps frees off readers.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::node::Node;
+use super::node_heap::HeapBox;
 
 /// Nodes freed per write, at most: more than a write retires (an insert
 /// retires one leaf, a split or an expansion a few), so the pool drains
@@ -31,17 +34,15 @@ pub(crate) const FREED_PER_WRITE: usize = 8;
 /// The pool, shared by every index of the process: a node is memory, and
 /// any writer may free it. Boxed: the box is the node's own allocation,
 /// which the writer frees with the rest of it.
-#[expect(clippy::vec_box, reason = "the boxes are the retired allocations")]
-static POOL: Mutex<Vec<Box<Node>>> = Mutex::new(Vec::new());
+static POOL: Mutex<Vec<HeapBox<Node>>> = Mutex::new(Vec::new());
 
-#[expect(clippy::vec_box, reason = "the boxes are the retired allocations")]
-fn pool() -> MutexGuard<'static, Vec<Box<Node>>> {
+fn pool() -> MutexGuard<'static, Vec<HeapBox<Node>>> {
     // A panic while the pool was locked leaves a valid vector behind.
     POOL.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Takes a node no reader can reach any more, to be freed by a writer.
-pub(crate) fn hand_over(node: Box<Node>) {
+pub(crate) fn hand_over(node: HeapBox<Node>) {
     pool().push(node);
 }
 
@@ -51,7 +52,7 @@ pub(crate) fn hand_over(node: Box<Node>) {
 pub(crate) fn free_some(max: usize) {
     let mut left = max;
     while left > 0 {
-        let taken: [Option<Box<Node>>; FREED_PER_WRITE] = {
+        let taken: [Option<HeapBox<Node>>; FREED_PER_WRITE] = {
             let mut pool = pool();
             std::array::from_fn(|i| if i < left { pool.pop() } else { None })
         };
