@@ -120,9 +120,7 @@ impl InnerNode {
     /// A copy with twice the slots, each child filling both halves of its
     /// old slots, routing every key to one of them.
     pub(crate) fn doubled(&self, guard: &Guard) -> Self {
-        let children = (0..2 * self.slots())
-            .map(|s| Link::new(self.child(s / 2, guard)))
-            .collect::<Vec<_>>();
+        let children = (0..2 * self.slots()).map(|s| Link::new(self.child(s / 2, guard)));
         Self {
             proj: self.proj.clone(),
             model: self.model.doubled(),
@@ -154,9 +152,7 @@ impl InnerNode {
             Edge::Tail => s.min(old - 1),
             Edge::Head => s.saturating_sub(shift),
         };
-        let children = (0..slots)
-            .map(|s| Link::new(self.child(source(s), guard)))
-            .collect::<Vec<_>>();
+        let children = (0..slots).map(|s| Link::new(self.child(source(s), guard)));
         Self {
             proj: self.proj.clone(),
             model,

@@ -63,12 +63,12 @@ pub(crate) fn reclaim_retired() {
 }
 
 pub use node_heap::NodeHeapUsage;
+pub use stats::IndexStats;
 
 /// What the memory all indexes of the process allocate from holds now.
 pub fn node_heap_usage() -> NodeHeapUsage {
     node_heap::usage()
 }
-pub use stats::IndexStats;
 
 /// The rebuild threshold the engine gives [`AlexIndex::set_side_rebuild_above`]:
 /// a subtree over 2^15 keys is rebuilt by a background thread. A rebuild

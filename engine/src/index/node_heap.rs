@@ -56,8 +56,8 @@ const BLOCK_ALIGN: usize = 64;
 /// The huge page size the chunks are aligned to.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Bytes of one chunk. Only the pages blocks are cut from are touched, so
-/// a small index costs one huge page, not a chunk.
+/// Bytes of one chunk of pages. Only the bytes blocks are cut from are
+/// touched, so a small index costs what it uses, not a chunk.
 const CHUNK_BYTES: usize = 32 << 20;
 
 /// Size classes up to 1 KiB: multiples of 64.
@@ -83,8 +83,13 @@ pub(crate) fn slice_of<T: Clone>(len: usize, value: T) -> HeapBox<[T]> {
     v.into_boxed_slice()
 }
 
-/// A boxed slice of `items` in the index's heap.
-pub(crate) fn slice_from<T>(items: Vec<T>) -> HeapBox<[T]> {
+/// A boxed slice of `items` in the index's heap, allocated once.
+pub(crate) fn slice_from<T, I>(items: I) -> HeapBox<[T]>
+where
+    I: IntoIterator<Item = T>,
+    I::IntoIter: ExactSizeIterator,
+{
+    let items = items.into_iter();
     let mut v = HeapVec::with_capacity_in(items.len(), NodeHeap);
     v.extend(items);
     v.into_boxed_slice()
@@ -192,18 +197,6 @@ pub(crate) fn usage() -> NodeHeapUsage {
     heap().usage()
 }
 
-impl Heap {
-    fn usage(&self) -> NodeHeapUsage {
-        let heap = self;
-        let held = (heap.pages.len() + heap.empty.len()) * HUGE_PAGE;
-        NodeHeapUsage {
-            used_bytes: heap.used_bytes as u64,
-            free_bytes: (held - heap.used_bytes) as u64,
-            mapped_bytes: (heap.chunks.len() * CHUNK_BYTES) as u64,
-        }
-    }
-}
-
 static HEAP: Mutex<Heap> = Mutex::new(Heap::new());
 
 fn heap() -> MutexGuard<'static, Heap> {
@@ -224,6 +217,16 @@ impl Heap {
             next_page: 0,
             chunk_end: 0,
             used_bytes: 0,
+        }
+    }
+
+    /// Its figures.
+    fn usage(&self) -> NodeHeapUsage {
+        let held = (self.pages.len() + self.empty.len()) * HUGE_PAGE;
+        NodeHeapUsage {
+            used_bytes: self.used_bytes as u64,
+            free_bytes: (held - self.used_bytes) as u64,
+            mapped_bytes: (self.chunks.len() * CHUNK_BYTES) as u64,
         }
     }
 
