@@ -33,6 +33,7 @@ mod model;
 mod node;
 mod node_heap;
 mod node_ptr;
+mod page_prep;
 mod projection;
 mod retired;
 mod scan;

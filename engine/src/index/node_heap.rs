@@ -36,7 +36,9 @@
 //!
 //! One lock guards the heap: the index's writers (one per index), its side
 //! rebuilds and the writers freeing retired nodes allocate here, each
-//! briefly; readers never do.
+//! briefly; readers never do. A thread of the heap's own ([`page_prep`])
+//! faults pages in ahead of the writers, outside the lock, so that a writer
+//! that needs a fresh page rarely waits for the kernel to zero 2 MiB.
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
@@ -46,6 +48,8 @@ use allocator_api2::alloc::{AllocError, Allocator, Global};
 use memmap2::MmapMut;
 use rustc_hash::FxHashMap;
 
+use super::page_prep;
+
 /// The largest block this heap serves; larger requests go to the global
 /// allocator (only the root's child array of a huge index gets near it).
 pub(crate) const MAX_CLASS_BYTES: usize = 1 << 20;
@@ -54,7 +58,7 @@ pub(crate) const MAX_CLASS_BYTES: usize = 1 << 20;
 const BLOCK_ALIGN: usize = 64;
 
 /// The huge page size the chunks are aligned to.
-const HUGE_PAGE: usize = 2 << 20;
+pub(super) const HUGE_PAGE: usize = 2 << 20;
 
 /// Bytes of one chunk of pages. Only the bytes blocks are cut from are
 /// touched, so a small index costs what it uses, not a chunk.
@@ -149,7 +153,7 @@ struct Page {
 }
 
 /// The heap's state, behind [`HEAP`]'s lock.
-struct Heap {
+pub(super) struct Heap {
     /// Pages given to a class, by address.
     pages: FxHashMap<usize, Page>,
     /// Pages of each class with a block to spare.
@@ -157,16 +161,31 @@ struct Heap {
     /// Pages no class holds, still resident, for the next class that
     /// needs one (at most `KEPT_EMPTY_PAGES`).
     empty: Vec<usize>,
+    /// Pages [`page_prep`] made resident (advised for huge pages first),
+    /// taken before any other.
+    ready: Vec<usize>,
     /// Pages no class holds, given back to the system (`MADV_DONTNEED`),
     /// for reuse once `empty` runs out.
     released: Vec<usize>,
-    /// The mapped chunks (never unmapped: released pages stay mapped).
-    chunks: Vec<MmapMut>,
+    /// The mapped chunks, never unmapped (released pages stay mapped):
+    /// leaked, so that [`page_prep`] can advise a page of one without
+    /// holding the heap's lock.
+    chunks: Vec<&'static MmapMut>,
     /// Next page never used in the last chunk, and that chunk's end.
     next_page: usize,
     chunk_end: usize,
     /// Bytes of blocks in use.
     used_bytes: usize,
+    /// Set once the heap first holds `HUGE_PAGES_FROM_BYTES`: chunks are
+    /// advised for huge pages from then on.
+    huge: bool,
+    /// Pages taken by [`page_prep`] to be made ready, not yet back.
+    preparing: usize,
+    /// Pages [`page_prep`] has made ready, ever.
+    pages_made_ready: u64,
+    /// Set when a class took a page and [`page_prep`] should top the
+    /// ready pages up; the allocation that set it wakes it.
+    wake_preparer: bool,
 }
 
 /// Pages given to a class while the heap has fewer bytes in use than this
@@ -186,10 +205,14 @@ pub struct NodeHeapUsage {
     /// Bytes of blocks in use (sizes rounded up to their classes).
     pub used_bytes: u64,
     /// Bytes of pages the heap holds resident but does not use: free
-    /// blocks in pages in use and empty pages kept for reuse.
+    /// blocks in pages in use, empty pages kept for reuse and pages made
+    /// ready ahead of the writers.
     pub free_bytes: u64,
     /// Bytes of address space mapped for pages (resident or not).
     pub mapped_bytes: u64,
+    /// Pages the heap's own thread has faulted in ahead of the writers
+    /// since the process started.
+    pub pages_made_ready: u64,
 }
 
 /// The heap's figures now.
@@ -199,7 +222,13 @@ pub(crate) fn usage() -> NodeHeapUsage {
 
 static HEAP: Mutex<Heap> = Mutex::new(Heap::new());
 
-fn heap() -> MutexGuard<'static, Heap> {
+/// The heap's lock (also what [`page_prep`]'s condition variable waits
+/// with).
+pub(super) fn heap_lock() -> &'static Mutex<Heap> {
+    &HEAP
+}
+
+pub(super) fn heap() -> MutexGuard<'static, Heap> {
     // Every change to the heap completes before its lock is released
     // (nothing in it panics midway), so a poisoned heap is consistent.
     HEAP.lock().unwrap_or_else(PoisonError::into_inner)
@@ -212,21 +241,27 @@ impl Heap {
             pages: FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
             with_room: [const { Vec::new() }; CLASSES],
             empty: Vec::new(),
+            ready: Vec::new(),
             released: Vec::new(),
             chunks: Vec::new(),
             next_page: 0,
             chunk_end: 0,
             used_bytes: 0,
+            huge: false,
+            preparing: 0,
+            pages_made_ready: 0,
+            wake_preparer: false,
         }
     }
 
     /// Its figures.
     fn usage(&self) -> NodeHeapUsage {
-        let held = (self.pages.len() + self.empty.len()) * HUGE_PAGE;
+        let held = (self.pages.len() + self.empty.len() + self.ready.len()) * HUGE_PAGE;
         NodeHeapUsage {
             used_bytes: self.used_bytes as u64,
             free_bytes: (held - self.used_bytes) as u64,
             mapped_bytes: (self.chunks.len() * CHUNK_BYTES) as u64,
+            pages_made_ready: self.pages_made_ready,
         }
     }
 
@@ -275,13 +310,19 @@ impl Heap {
 
     /// Gives a fresh page to `class` and lists it as having room.
     fn new_page(&mut self, class: usize) -> Option<usize> {
-        let addr = match self.empty.pop().or_else(|| self.released.pop()) {
-            Some(addr) => addr,
-            None => self.cut_page()?,
-        };
-        if self.used_bytes >= HUGE_PAGES_FROM_BYTES {
-            advise_huge(&self.chunks, addr);
+        if !self.huge && self.used_bytes >= HUGE_PAGES_FROM_BYTES {
+            self.huge = true;
+            self.advise_uncut_pages();
         }
+        // A ready page is resident: taking it faults nothing in.
+        let addr = match self.ready.pop().or_else(|| self.empty.pop()) {
+            Some(addr) => addr,
+            None => match self.released.pop() {
+                Some(addr) => addr,
+                None => self.cut_page()?,
+            },
+        };
+        self.wake_preparer = self.wants_ready_pages();
         let page = Page {
             class,
             live: 0,
@@ -321,22 +362,88 @@ impl Heap {
         self.released.push(addr);
     }
 
+    /// Whether [`page_prep`] should make another page ready: the heap is
+    /// big enough for huge pages and holds fewer ready pages (counting
+    /// those being made ready) than it keeps.
+    pub(super) fn wants_ready_pages(&self) -> bool {
+        self.used_bytes >= HUGE_PAGES_FROM_BYTES
+            && self.ready.len() + self.preparing < page_prep::READY_PAGES
+            && page_prep::supported()
+    }
+
+    /// A page that is not resident (released, or never used), taken out
+    /// of the heap to be made ready, with its chunk and offset there; the
+    /// heap has a huge-page index if `huge`. `None` if no chunk can be
+    /// mapped. The page comes back through [`Heap::page_ready`].
+    pub(super) fn page_to_prepare(&mut self) -> Option<PageToPrepare> {
+        let addr = match self.released.pop() {
+            Some(addr) => addr,
+            None => self.cut_page()?,
+        };
+        let (map, offset) = chunk_of(&self.chunks, addr)?;
+        self.preparing += 1;
+        Some(PageToPrepare { addr, map, offset })
+    }
+
+    /// Takes back a page [`Heap::page_to_prepare`] gave out, now resident,
+    /// for the next class that needs a page.
+    pub(super) fn page_ready(&mut self, addr: usize) {
+        self.preparing -= 1;
+        self.pages_made_ready += 1;
+        self.ready.push(addr);
+    }
+
+    /// Whether a class took a page since the last call (and the heap then
+    /// wanted more pages made ready).
+    pub(super) fn take_wake_preparer(&mut self) -> bool {
+        std::mem::take(&mut self.wake_preparer)
+    }
+
+    /// Advises the system to back the pages of the last chunk never used
+    /// yet with huge pages when first touched. A whole chunk at a time,
+    /// when it is mapped (or when the heap turns `huge`): advising a page
+    /// as it is handed out changes its mapping's flags, which waits for
+    /// every fault in progress in that mapping, and [`page_prep`] faults
+    /// pages in there for up to milliseconds (measured: a writer's advice
+    /// waited twice in one put, 9 ms). Pages used before stay on small
+    /// pages until `khugepaged` collapses them, if it does.
+    fn advise_uncut_pages(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some((map, offset)) = chunk_of(&self.chunks, self.next_page) {
+            let len = self.chunk_end - self.next_page;
+            let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
+        }
+    }
+
     /// A page never used before, from the last chunk or a new one.
     fn cut_page(&mut self) -> Option<usize> {
         if self.next_page == self.chunk_end {
             let (start, map) = map_chunk()?;
-            self.chunks.push(map);
+            self.chunks.push(Box::leak(Box::new(map)));
             self.next_page = start;
             self.chunk_end = start + CHUNK_BYTES;
+            if self.huge {
+                self.advise_uncut_pages();
+            }
         }
         self.next_page += HUGE_PAGE;
         Some(self.next_page - HUGE_PAGE)
     }
 }
 
+/// A page out of the heap while [`page_prep`] makes it resident.
+pub(super) struct PageToPrepare {
+    /// Its address.
+    pub(super) addr: usize,
+    /// The chunk that holds it.
+    pub(super) map: &'static MmapMut,
+    /// Its offset in `map`.
+    pub(super) offset: usize,
+}
+
 /// The chunk holding `addr` and the offset of `addr` in its map.
-fn chunk_of(chunks: &[MmapMut], addr: usize) -> Option<(&MmapMut, usize)> {
-    chunks.iter().find_map(|m| {
+fn chunk_of(chunks: &[&'static MmapMut], addr: usize) -> Option<(&'static MmapMut, usize)> {
+    chunks.iter().find_map(|&m| {
         let base = m.as_ptr() as usize;
         (base..base + m.len())
             .contains(&addr)
@@ -344,22 +451,9 @@ fn chunk_of(chunks: &[MmapMut], addr: usize) -> Option<(&MmapMut, usize)> {
     })
 }
 
-/// Advises the system to back the page at `addr` with a huge page: at its
-/// first touch if untouched (or released), else when the kernel's
-/// `khugepaged` gets to it. Without the advice (other systems, or THP off)
-/// the page still works, on small pages.
-fn advise_huge(chunks: &[MmapMut], addr: usize) {
-    #[cfg(target_os = "linux")]
-    if let Some((map, offset)) = chunk_of(chunks, addr) {
-        let _ = map.advise_range(memmap2::Advice::HugePage, offset, HUGE_PAGE);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (chunks, addr);
-}
-
 /// Gives the memory of the unused page at `addr` back to the system; the
 /// page stays mapped and reads as zeros when next touched.
-fn release(chunks: &[MmapMut], addr: usize) {
+fn release(chunks: &[&'static MmapMut], addr: usize) {
     let Some((map, offset)) = chunk_of(chunks, addr) else {
         return;
     };
@@ -396,7 +490,14 @@ unsafe impl Allocator for NodeHeap {
         let Some(class) = class_of(layout) else {
             return Global.allocate(layout);
         };
-        let addr = heap().take(class).ok_or(AllocError)?;
+        let addr = {
+            let mut heap = heap();
+            let addr = heap.take(class);
+            if heap.take_wake_preparer() {
+                page_prep::wake();
+            }
+            addr.ok_or(AllocError)?
+        };
         let ptr = NonNull::new(addr as *mut u8).ok_or(AllocError)?;
         Ok(NonNull::slice_from_raw_parts(ptr, class_bytes(class)))
     }
@@ -485,6 +586,28 @@ mod tests {
         }
         assert_eq!(heap.usage().mapped_bytes, mapped, "no new chunk");
         assert!(heap.empty.is_empty() && heap.released.is_empty());
+    }
+
+    /// Once the heap holds enough for huge pages, taking pages wakes its
+    /// thread, which makes pages ready (resident, unused) for the next
+    /// classes that need one. Other tests share the heap and may take the
+    /// ready pages: the count made is what shows the thread at work.
+    #[test]
+    fn a_big_heap_gets_pages_made_ready() {
+        let before = usage().pages_made_ready;
+        let blocks: Vec<HeapBox<[u8]>> = (0..HUGE_PAGES_FROM_BYTES / 4096 + 8)
+            .map(|i| slice_of(4096, i as u8))
+            .collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while usage().pages_made_ready == before {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no page made ready within 30 s: {:?}",
+                usage()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(blocks.iter().enumerate().all(|(i, b)| b[0] == i as u8));
     }
 
     /// Oversized and over-aligned requests go to the global allocator and
