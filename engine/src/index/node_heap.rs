@@ -367,7 +367,7 @@ impl Heap {
     /// those being made ready) than it keeps.
     pub(super) fn wants_ready_pages(&self) -> bool {
         self.used_bytes >= HUGE_PAGES_FROM_BYTES
-            && self.ready.len() + self.preparing < page_prep::READY_PAGES
+            && self.ready.len() + self.preparing < page_prep::ready_pages(self.used_bytes)
             && page_prep::supported()
     }
 

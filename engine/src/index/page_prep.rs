@@ -8,7 +8,7 @@
 //! from a fresh page held every other writer that long, five pages in a
 //! row once (longest put 10–15 ms in the runner's `hot-range` at 10M keys,
 //! profiled as `clear_page_erms` under the writer's put). Here a thread of
-//! the heap's own keeps [`READY_PAGES`] empty pages resident: it takes a
+//! the heap's own keeps a few empty pages resident ([`ready_pages`]): it takes a
 //! page that is not (released or never used) and faults it in by writing
 //! to it, without holding the heap's
 //! lock, and hands it back as a ready page, which the next class that needs
@@ -20,8 +20,14 @@ use std::sync::{Condvar, Once, PoisonError};
 
 use super::node_heap::{self, HUGE_PAGE, PageToPrepare};
 
-/// Pages kept ready (resident, unused) ahead of the writers.
-pub(super) const READY_PAGES: usize = 4;
+/// Pages kept ready (resident, unused) ahead of the writers: a
+/// sixteenth of the heap's bytes in use, at least 4 pages and at most 32
+/// (64 MiB). A writer's burst outran 4 pages right after an open, when
+/// the index was loaded from its checkpoint and every class's pages are
+/// full: the first rebuild in a hot range faulted pages in itself (5 ms).
+pub(super) fn ready_pages(used_bytes: usize) -> usize {
+    (used_bytes / (16 * HUGE_PAGE)).clamp(4, 32)
+}
 
 /// Signalled when the heap wants pages made ready; waits with the heap's
 /// lock.
