@@ -41,6 +41,7 @@ mod side_rebuild;
 mod smo;
 mod stats;
 mod tree;
+mod write_log;
 
 /// Epoch flushes per [`reclaim_retired`] call. A retired object is freed
 /// two epoch advances after it was retired; each flush advances the epoch

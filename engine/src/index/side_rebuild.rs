@@ -42,8 +42,8 @@ pub(crate) const CHUNK: usize = 4096;
 /// left for the lock (about 0.1 ms of inserts).
 pub(crate) const LOCKED_REPLAY: usize = 256;
 
-/// One logged write: the key and its new payload (`None`: removed).
-pub(crate) type Write = (Box<[u8]>, Option<u64>);
+pub(crate) use super::write_log::Write;
+use super::write_log::WriteLog;
 
 /// A requested rebuild.
 #[derive(Debug)]
@@ -58,43 +58,9 @@ struct Job {
     /// Keys under the frozen node when the job was requested.
     keys: usize,
     /// Writes through the frozen node since the request, in order.
-    delta: Delta,
+    delta: WriteLog,
     /// A background thread has taken the job.
     started: bool,
-}
-
-/// The writes logged through a frozen node, in order: their keys end to
-/// end, and each write's key end and payload. Not a key allocation per
-/// write: a rebuild at 100M keys logs millions of writes while it runs,
-/// and as many small allocations freed at once left gigabytes of the
-/// writer's malloc arena free but fragmented, never returned.
-#[derive(Debug, Default)]
-struct Delta {
-    keys: Vec<u8>,
-    /// Per write: where its key ends in `keys`, and its payload.
-    writes: Vec<(usize, Option<u64>)>,
-}
-
-impl Delta {
-    fn push(&mut self, key: &[u8], payload: Option<u64>) {
-        self.keys.extend_from_slice(key);
-        self.writes.push((self.keys.len(), payload));
-    }
-
-    fn len(&self) -> usize {
-        self.writes.len()
-    }
-
-    /// The writes in `range` (within `0..len`), as the replay takes them.
-    fn writes(&self, range: std::ops::Range<usize>) -> Vec<Write> {
-        range
-            .map(|i| {
-                let start = i.checked_sub(1).map_or(0, |p| self.writes[p].0);
-                let (end, payload) = self.writes[i];
-                (self.keys[start..end].into(), payload)
-            })
-            .collect()
-    }
 }
 
 /// The index's side-rebuild state, shared by the writer and the background.
@@ -153,7 +119,7 @@ impl SideRebuild {
             depth,
             key: key.into(),
             keys,
-            delta: Delta::default(),
+            delta: WriteLog::default(),
             started: false,
         });
         self.frozen.store(node.addr(), Ordering::Relaxed);
@@ -301,27 +267,6 @@ mod tests {
             }
             &self.keys[payload as usize]
         }
-    }
-
-    /// The log gives back every write, in order, over any range.
-    #[test]
-    fn the_delta_returns_its_writes_in_order() {
-        let mut delta = Delta::default();
-        let logged: Vec<Write> = (0..50u64)
-            .map(|i| {
-                (
-                    vec![i as u8; (i % 7) as usize].into(),
-                    (i % 3 != 0).then_some(i),
-                )
-            })
-            .collect();
-        for (key, payload) in &logged {
-            delta.push(key, *payload);
-        }
-        assert_eq!(delta.len(), 50);
-        assert_eq!(delta.writes(0..50), logged);
-        assert_eq!(delta.writes(17..31), logged[17..31].to_vec());
-        assert!(delta.writes(50..50).is_empty());
     }
 
     /// A private build, however long, must not hold the global epoch: the
