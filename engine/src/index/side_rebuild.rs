@@ -139,9 +139,10 @@ impl SideRebuild {
         }
         let mut job = self.job();
         let Some(j) = job.as_mut() else { return };
-        j.delta.push(key, payload);
-        // Nobody is keeping up: give the job up rather than grow for ever.
-        if j.delta.len() > 2 * j.keys.max(CHUNK) {
+        let logged = j.delta.push(key, payload);
+        // Nobody is keeping up (or no memory is left for the log): give
+        // the job up rather than grow for ever.
+        if !logged || j.delta.len() > 2 * j.keys.max(CHUNK) {
             *job = None;
             self.frozen.store(0, Ordering::Relaxed);
         }

@@ -1,38 +1,69 @@
 //! The writes a side rebuild logs while it runs (see `side_rebuild`).
 //!
-//! Millions of writes can be logged while a large subtree is rebuilt, so
-//! the log keeps no allocation per write (as many small allocations freed
-//! at once left gigabytes of the writer's malloc arena free but
-//! fragmented, never returned, at 100M keys) and never moves what it holds:
-//! keys end to end in fixed blocks, and the writes in fixed blocks of
-//! records. A single growing vector was copied whole each time it doubled,
-//! by the writer that logged the write that overflowed it: 24 MiB copied
-//! and faulted in during one put (14-17 ms, runner `hot-range` at 10M keys,
-//! found by sampling page faults).
+//! Millions of writes can be logged while a large subtree is rebuilt, and
+//! the log is written by the index's writer and freed by whichever thread
+//! ends the job, so it keeps its bytes in fixed blocks of its own anonymous
+//! memory, outside the process's allocator:
+//! - not an allocation per write: as many small allocations freed at once
+//!   left gigabytes of the writer's malloc arena free but fragmented, never
+//!   returned, at 100M keys;
+//! - not one growing vector: it was copied whole each time it doubled, by
+//!   the writer that logged the write that overflowed it (24 MiB copied and
+//!   faulted in during one put: 14-17 ms, runner `hot-range` at 10M keys,
+//!   found by sampling page faults);
+//! - not blocks from malloc: the compaction thread that ended a job freed
+//!   them into the writer's arena, and a free that large consolidates and
+//!   trims the arena under its lock, which the writer then waited for
+//!   (16 ms in one put, seen as `__lll_lock_wait_private` in a trace of
+//!   the writer's switches).
+
+use memmap2::MmapMut;
 
 /// Bytes of a block of keys (a longer key gets a block of its own).
 const KEY_BLOCK_BYTES: usize = 256 << 10;
 
-/// Writes recorded per block of records (32 bytes each: 256 KiB).
+/// Writes recorded per block of records.
 const WRITES_PER_BLOCK: usize = 8192;
+
+/// Bytes of one record: key block (u32), key start (u32), key length
+/// (u32), whether a payload follows (u8), payload (u64); little-endian.
+const RECORD_BYTES: usize = 21;
 
 /// One logged write: the key and its new payload (`None`: removed).
 pub(crate) type Write = (Box<[u8]>, Option<u64>);
 
-/// Where a logged write's key lies, and its payload.
-#[derive(Debug, Clone, Copy)]
-struct Record {
-    block: u32,
-    start: u32,
-    len: u32,
-    payload: Option<u64>,
+/// A block of anonymous memory filled from its start.
+#[derive(Debug)]
+struct Block {
+    map: MmapMut,
+    len: usize,
+}
+
+impl Block {
+    /// A block of `bytes` (at least 1), or `None` if none can be mapped.
+    fn new(bytes: usize) -> Option<Self> {
+        let map = MmapMut::map_anon(bytes.max(1)).ok()?;
+        Some(Block { map, len: 0 })
+    }
+
+    fn room(&self) -> usize {
+        self.map.len() - self.len
+    }
+
+    /// Appends `bytes` (which fit) and returns where they start.
+    fn append(&mut self, bytes: &[u8]) -> usize {
+        let start = self.len;
+        self.map[start..start + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+        start
+    }
 }
 
 /// The writes logged through a frozen node, in order.
 #[derive(Debug)]
 pub(crate) struct WriteLog {
-    key_blocks: Vec<Vec<u8>>,
-    records: Vec<Vec<Record>>,
+    key_blocks: Vec<Block>,
+    record_blocks: Vec<Block>,
     len: usize,
     key_block_bytes: usize,
     writes_per_block: usize,
@@ -49,39 +80,43 @@ impl WriteLog {
     fn with_blocks(key_block_bytes: usize, writes_per_block: usize) -> Self {
         WriteLog {
             key_blocks: Vec::new(),
-            records: Vec::new(),
+            record_blocks: Vec::new(),
             len: 0,
             key_block_bytes,
             writes_per_block,
         }
     }
 
-    /// Logs a write of `key` (`payload` `None`: a removal).
-    pub(crate) fn push(&mut self, key: &[u8], payload: Option<u64>) {
-        let keys = match self.key_blocks.last_mut() {
-            Some(block) if block.capacity() - block.len() >= key.len() => block,
-            _ => {
-                let capacity = self.key_block_bytes.max(key.len());
-                self.key_blocks.push(Vec::with_capacity(capacity));
-                self.key_blocks.last_mut().expect("just pushed")
-            }
-        };
-        let start = keys.len();
-        keys.extend_from_slice(key);
-        let record = Record {
-            block: (self.key_blocks.len() - 1) as u32,
-            start: start as u32,
-            len: key.len() as u32,
-            payload,
-        };
-        if self.len.is_multiple_of(self.writes_per_block) {
-            self.records.push(Vec::with_capacity(self.writes_per_block));
+    /// Logs a write of `key` (`payload` `None`: a removal). False if no
+    /// memory could be mapped for it: the write is not logged, and the
+    /// log is no longer complete.
+    pub(crate) fn push(&mut self, key: &[u8], payload: Option<u64>) -> bool {
+        if self.key_blocks.last().is_none_or(|b| b.room() < key.len()) {
+            let Some(block) = Block::new(self.key_block_bytes.max(key.len())) else {
+                return false;
+            };
+            self.key_blocks.push(block);
         }
-        self.records
+        if self.len.is_multiple_of(self.writes_per_block) {
+            let Some(block) = Block::new(self.writes_per_block * RECORD_BYTES) else {
+                return false;
+            };
+            self.record_blocks.push(block);
+        }
+        let block = self.key_blocks.len() - 1;
+        let start = self.key_blocks[block].append(key);
+        let mut record = [0u8; RECORD_BYTES];
+        record[0..4].copy_from_slice(&(block as u32).to_le_bytes());
+        record[4..8].copy_from_slice(&(start as u32).to_le_bytes());
+        record[8..12].copy_from_slice(&(key.len() as u32).to_le_bytes());
+        record[12] = u8::from(payload.is_some());
+        record[13..21].copy_from_slice(&payload.unwrap_or(0).to_le_bytes());
+        self.record_blocks
             .last_mut()
             .expect("a block with room")
-            .push(record);
+            .append(&record);
         self.len += 1;
+        true
     }
 
     /// Writes logged.
@@ -91,14 +126,18 @@ impl WriteLog {
 
     /// The writes in `range` (within `0..len`), as the replay takes them.
     pub(crate) fn writes(&self, range: std::ops::Range<usize>) -> Vec<Write> {
-        range
-            .map(|i| {
-                let r = self.records[i / self.writes_per_block][i % self.writes_per_block];
-                let (start, len) = (r.start as usize, r.len as usize);
-                let key = &self.key_blocks[r.block as usize][start..start + len];
-                (key.into(), r.payload)
-            })
-            .collect()
+        range.map(|i| self.write(i)).collect()
+    }
+
+    /// Write number `i`.
+    fn write(&self, i: usize) -> Write {
+        let at = (i % self.writes_per_block) * RECORD_BYTES;
+        let record = &self.record_blocks[i / self.writes_per_block].map[at..at + RECORD_BYTES];
+        let u32_at = |o: usize| u32::from_le_bytes(record[o..o + 4].try_into().unwrap()) as usize;
+        let (block, start, len) = (u32_at(0), u32_at(4), u32_at(8));
+        let payload = u64::from_le_bytes(record[13..21].try_into().unwrap());
+        let key = &self.key_blocks[block].map[start..start + len];
+        (key.into(), (record[12] == 1).then_some(payload))
     }
 }
 
@@ -125,16 +164,16 @@ mod tests {
             let mut log = WriteLog::with_blocks(key_block, per_block);
             let logged = sample(50);
             for (key, payload) in &logged {
-                log.push(key, *payload);
+                assert!(log.push(key, *payload));
             }
             assert_eq!(log.len(), 50);
             assert_eq!(log.writes(0..50), logged);
             assert_eq!(log.writes(17..31), logged[17..31].to_vec());
             assert!(log.writes(50..50).is_empty());
             for block in &log.key_blocks {
-                assert!(block.capacity() == key_block || block.capacity() == block.len());
+                assert!(block.map.len() == key_block.max(1) || block.len == block.map.len());
             }
-            assert!(log.records.iter().all(|b| b.capacity() == per_block));
+            assert_eq!(log.record_blocks.len(), 50usize.div_ceil(per_block));
         }
     }
 }
