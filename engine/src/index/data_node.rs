@@ -118,7 +118,7 @@ pub(crate) struct DataNode {
     pub(super) array: HeapBox<[Slot]>,
     pub(super) model: LinearModel,
     /// Occupancy bitmap of `array`.
-    pub(super) bits: Box<[u64]>,
+    pub(super) bits: HeapBox<[u64]>,
     pub(super) num_keys: usize,
     pub(super) cost: CostTracker,
 }
@@ -196,7 +196,7 @@ impl DataNode {
         let n = mks.len();
         debug_assert!(n <= slots && n == payloads.len());
         let mut array = node_heap::slice_of(slots, Slot::tail_gap());
-        let mut bits = vec![0u64; bitmap::words_for(slots)].into_boxed_slice();
+        let mut bits = node_heap::slice_of(bitmap::words_for(slots), 0u64);
         let mut next_free = 0;
         let mut iters = 0.0;
         for (i, (&mk, &payload)) in mks.iter().zip(payloads).enumerate() {

@@ -1,5 +1,5 @@
-//! The index's memory: nodes, slot arrays and child arrays on transparent
-//! huge pages.
+//! The index's memory: nodes and all they own (slot arrays, child arrays,
+//! occupancy bitmaps, key prefixes) on transparent huge pages.
 //!
 //! A lookup reads an inner node's link per level, a data node's header and
 //! one slot of its array, each at a random place in the index's memory.

@@ -6,6 +6,8 @@
 //! is monotone non-decreasing in bytewise key order, so nodes can search on
 //! model keys and break ties (equal model keys) with full-key comparisons.
 
+use super::node_heap::{HeapBox, slice_from};
+
 /// Bytes of the build keys' common prefix left *out* of a node's prefix.
 ///
 /// A node's prefix is the longest common prefix of the keys it was built
@@ -17,9 +19,18 @@
 pub(crate) const PREFIX_SLACK: usize = 2;
 
 /// A node's key prefix and the projection it defines.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Projection {
-    prefix: Box<[u8]>,
+    /// In the index's heap, with the node (see `node_heap`).
+    prefix: HeapBox<[u8]>,
+}
+
+impl Default for Projection {
+    fn default() -> Self {
+        Self {
+            prefix: slice_from([]),
+        }
+    }
 }
 
 impl Projection {
@@ -28,7 +39,7 @@ impl Projection {
         let lcp = first.iter().zip(last).take_while(|(a, b)| a == b).count();
         let len = lcp.saturating_sub(PREFIX_SLACK);
         Self {
-            prefix: first[..len].into(),
+            prefix: slice_from(first[..len].iter().copied()),
         }
     }
 
@@ -141,7 +152,7 @@ mod tests {
     #[test]
     fn reprojection_matches_the_new_model_key() {
         let long = Projection {
-            prefix: b"abcdefghijkl".as_slice().into(),
+            prefix: slice_from(b"abcdefghijkl".iter().copied()),
         };
         let keys: [&[u8]; 8] = [
             b"abcdefghij",
@@ -156,7 +167,7 @@ mod tests {
         let mut applied = 0;
         for short in ["", "a", "abcd", "abcdefghij"] {
             let short = Projection {
-                prefix: short.as_bytes().into(),
+                prefix: slice_from(short.bytes()),
             };
             let how = short.reprojection_from(&long);
             for key in keys {
