@@ -27,7 +27,11 @@ pub(super) fn gather<'a>(
     out: &mut Decisions<'a>,
 ) -> Result<Vec<InputKey<'a>>> {
     let keyspaces = shared.keyspaces.load();
-    let mut keys = Vec::new();
+    // Sized up front: a vector of millions of keys that grew by doubling
+    // was copied by `realloc` under the malloc arena's lock, which a writer
+    // freeing memory of this thread's then waited for (up to 32 MiB, 13 ms).
+    let records = inputs.iter().map(|s| point_records(s)).sum();
+    let mut keys = Vec::with_capacity(records);
     for segment in inputs {
         let scan = scan_frames(segment.bytes(), |offset, record| {
             let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
@@ -60,6 +64,19 @@ pub(super) fn gather<'a>(
         .into_iter()
         .map(|k| (k.keyspace, k.key, k.record))
         .collect())
+}
+
+/// How many point records (neither log data nor range deletes) `segment`
+/// holds, as far as it reads: the count [`gather`] reserves room for.
+fn point_records(segment: &Segment) -> usize {
+    let mut count = 0;
+    scan_frames(segment.bytes(), |_, record| {
+        count += usize::from(!matches!(
+            record.kind,
+            RecordKind::LogData | RecordKind::RangeDelete
+        ));
+    });
+    count
 }
 
 /// A gathered key with its first 8 bytes beside it (big-endian, padded

@@ -206,6 +206,9 @@ fn decide_keys<'a>(
     out: &mut Decisions<'a>,
 ) -> Result<()> {
     let keyspaces = shared.keyspaces.load();
+    // Most keys make one copy: room for them up front, for the reason
+    // `gather` sizes its keys.
+    out.copies.reserve(keys.len());
     for (i, &(keyspace, key, _)) in keys.iter().enumerate() {
         if let Some(&(_, _, ahead)) = keys.get(i + AHEAD) {
             prefetch_range(ahead, 0);
