@@ -11,11 +11,12 @@
 //!   the writer that logged the write that overflowed it (24 MiB copied and
 //!   faulted in during one put: 14-17 ms, runner `hot-range` at 10M keys,
 //!   found by sampling page faults);
-//! - not blocks from malloc: the compaction thread that ended a job freed
-//!   them into the writer's arena, and a free that large consolidates and
-//!   trims the arena under its lock, which the writer then waited for
-//!   (16 ms in one put, seen as `__lll_lock_wait_private` in a trace of
-//!   the writer's switches).
+//! - not blocks from malloc: the compaction thread ends a job and frees
+//!   its log, and a thread freeing into another's arena takes that arena's
+//!   lock, which a large free or `realloc` holds for milliseconds (the
+//!   writer waited 16 ms in one put on such a lock, `__lll_lock_wait_private`
+//!   in a trace of its switches; there the memory was node bitmaps and the
+//!   holder compaction's `realloc`, both since moved out of the way).
 
 use memmap2::MmapMut;
 
