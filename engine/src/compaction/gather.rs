@@ -10,7 +10,7 @@ use crate::format::record::RecordKind;
 use crate::keyspace::KeyspaceId;
 use crate::location::Location;
 use crate::segment::Segment;
-use crate::segment::scan::scan_frames;
+use crate::segment::scan::{records_by_headers, scan_frames};
 use crate::shared::Shared;
 
 /// A key of the inputs: its keyspace, its bytes, and the bytes of its
@@ -30,7 +30,7 @@ pub(super) fn gather<'a>(
     // Sized up front: a vector of millions of keys that grew by doubling
     // was copied by `realloc` under the malloc arena's lock, which a writer
     // freeing memory of this thread's then waited for (up to 32 MiB, 13 ms).
-    let records = inputs.iter().map(|s| point_records(s)).sum();
+    let records = inputs.iter().map(|s| records_by_headers(s.bytes())).sum();
     let mut keys = Vec::with_capacity(records);
     for segment in inputs {
         let scan = scan_frames(segment.bytes(), |offset, record| {
@@ -64,19 +64,6 @@ pub(super) fn gather<'a>(
         .into_iter()
         .map(|k| (k.keyspace, k.key, k.record))
         .collect())
-}
-
-/// How many point records (neither log data nor range deletes) `segment`
-/// holds, as far as it reads: the count [`gather`] reserves room for.
-fn point_records(segment: &Segment) -> usize {
-    let mut count = 0;
-    scan_frames(segment.bytes(), |_, record| {
-        count += usize::from(!matches!(
-            record.kind,
-            RecordKind::LogData | RecordKind::RangeDelete
-        ));
-    });
-    count
 }
 
 /// A gathered key with its first 8 bytes beside it (big-endian, padded

@@ -161,14 +161,13 @@ pub(super) struct Heap {
     /// Pages no class holds, still resident, for the next class that
     /// needs one (at most `KEPT_EMPTY_PAGES`).
     empty: Vec<usize>,
-    /// Pages [`page_prep`] made resident (advised for huge pages first),
-    /// taken before any other.
+    /// Pages [`page_prep`] made resident, taken before any other.
     ready: Vec<usize>,
     /// Pages no class holds, given back to the system (`MADV_DONTNEED`),
     /// for reuse once `empty` runs out.
     released: Vec<usize>,
     /// The mapped chunks, never unmapped (released pages stay mapped):
-    /// leaked, so that [`page_prep`] can advise a page of one without
+    /// leaked, so that [`page_prep`] can fault a page of one in without
     /// holding the heap's lock.
     chunks: Vec<&'static MmapMut>,
     /// Next page never used in the last chunk, and that chunk's end.
@@ -183,9 +182,6 @@ pub(super) struct Heap {
     preparing: usize,
     /// Pages [`page_prep`] has made ready, ever.
     pages_made_ready: u64,
-    /// Set when a class took a page and [`page_prep`] should top the
-    /// ready pages up; the allocation that set it wakes it.
-    wake_preparer: bool,
 }
 
 /// Pages given to a class while the heap has fewer bytes in use than this
@@ -250,7 +246,6 @@ impl Heap {
             huge: false,
             preparing: 0,
             pages_made_ready: 0,
-            wake_preparer: false,
         }
     }
 
@@ -322,7 +317,9 @@ impl Heap {
                 None => self.cut_page()?,
             },
         };
-        self.wake_preparer = self.wants_ready_pages();
+        if self.wants_ready_pages() {
+            page_prep::wake();
+        }
         let page = Page {
             class,
             live: 0,
@@ -372,9 +369,9 @@ impl Heap {
     }
 
     /// A page that is not resident (released, or never used), taken out
-    /// of the heap to be made ready, with its chunk and offset there; the
-    /// heap has a huge-page index if `huge`. `None` if no chunk can be
-    /// mapped. The page comes back through [`Heap::page_ready`].
+    /// of the heap to be made ready, with its chunk and offset there.
+    /// `None` if no chunk can be mapped. The page comes back through
+    /// [`Heap::page_ready`].
     pub(super) fn page_to_prepare(&mut self) -> Option<PageToPrepare> {
         let addr = match self.released.pop() {
             Some(addr) => addr,
@@ -391,12 +388,6 @@ impl Heap {
         self.preparing -= 1;
         self.pages_made_ready += 1;
         self.ready.push(addr);
-    }
-
-    /// Whether a class took a page since the last call (and the heap then
-    /// wanted more pages made ready).
-    pub(super) fn take_wake_preparer(&mut self) -> bool {
-        std::mem::take(&mut self.wake_preparer)
     }
 
     /// Advises the system to back the pages of the last chunk never used
@@ -490,14 +481,7 @@ unsafe impl Allocator for NodeHeap {
         let Some(class) = class_of(layout) else {
             return Global.allocate(layout);
         };
-        let addr = {
-            let mut heap = heap();
-            let addr = heap.take(class);
-            if heap.take_wake_preparer() {
-                page_prep::wake();
-            }
-            addr.ok_or(AllocError)?
-        };
+        let addr = heap().take(class).ok_or(AllocError)?;
         let ptr = NonNull::new(addr as *mut u8).ok_or(AllocError)?;
         Ok(NonNull::slice_from_raw_parts(ptr, class_bytes(class)))
     }

@@ -8,12 +8,13 @@
 //! from a fresh page held every other writer that long, five pages in a
 //! row once (longest put 10–15 ms in the runner's `hot-range` at 10M keys,
 //! profiled as `clear_page_erms` under the writer's put). Here a thread of
-//! the heap's own keeps a few empty pages resident ([`ready_pages`]): it takes a
-//! page that is not (released or never used) and faults it in by writing
-//! to it, without holding the heap's
-//! lock, and hands it back as a ready page, which the next class that needs
-//! a page takes without a system call or a fault. Writers still fault
-//! pages in themselves when they outrun it.
+//! the heap's own keeps a few empty pages resident ([`ready_pages`]): it
+//! takes a page that is not (released or never used), faults it in by
+//! writing to it without holding the heap's lock, and hands it back as a
+//! ready page, which the next class that needs a page takes without a
+//! system call or a fault. Writers still fault pages in themselves when
+//! they outrun it. The heap wakes the thread (under its lock) whenever a
+//! class takes a page and fewer than [`ready_pages`] are ready.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Once, PoisonError};

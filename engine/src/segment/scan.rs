@@ -10,7 +10,7 @@
 //! it) or corruption.
 
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
-use crate::format::record::RecordView;
+use crate::format::record::{RecordView, SHORT_RECORD_HEADER_BYTES};
 use crate::format::segment_header::SEGMENT_HEADER_BYTES;
 
 /// Where and why a walk stopped before a clean end.
@@ -100,6 +100,24 @@ pub fn scan_frames_from<'a>(
             }
         }
     }
+}
+
+/// How many records the batch frames of `bytes` (a whole mapped segment)
+/// hold by their headers alone, up to the first frame whose header does
+/// not read; no body is checked or decoded. A capacity hint (compaction
+/// sizes its vectors with it), never trusted beyond what the bodies' length
+/// allows.
+pub fn records_by_headers(bytes: &[u8]) -> usize {
+    let mut at = SEGMENT_HEADER_BYTES;
+    let mut records = 0;
+    while let Some(Ok(header)) = bytes.get(at..).map(FrameHeader::decode) {
+        if matches!(header.kind, FrameKind::Batch) {
+            let fits = header.body_len as usize / SHORT_RECORD_HEADER_BYTES;
+            records += (header.count as usize).min(fits);
+        }
+        at += header.frame_len();
+    }
+    records
 }
 
 /// What the valid frames found past a point of damage say.
