@@ -802,10 +802,14 @@ fn retire_older_format_segment(shared: &Shared) -> Result<()> {
 /// Counts every record of a dropped keyspace's index as dead (as far as
 /// its entries resolve: the count only steers compaction).
 fn account_dropped(shared: &Shared, ks: &Keyspace) {
+    const CHUNK: usize = 64 << 10;
     let table = shared.segments.load();
-    let payloads = ks.payloads_in_order(&table).unwrap_or_default();
-    // Deletes were counted dead when they were written.
-    for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
-        log_writer::account_dead(&table, Location(p));
-    }
+    let account = |payloads: &[u64]| {
+        // Deletes were counted dead when they were written.
+        for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
+            log_writer::account_dead(&table, Location(p));
+        }
+        Ok(())
+    };
+    let _ = ks.visit_payloads_in_order(&table, CHUNK, account, |_| ());
 }

@@ -113,6 +113,11 @@ pub(crate) fn forget_if_stale(shared: &Shared) {
 /// the cut is exact (it runs at open before any writer, and at close when
 /// no writer is left).
 pub(crate) fn save(shared: &Shared) -> Result<()> {
+    save_chunked(shared, KEY_ORDER_CHUNK)
+}
+
+/// [`save`], taking index entries from the key order `chunk` at a time.
+fn save_chunked(shared: &Shared, chunk: usize) -> Result<()> {
     let w = shared.lock_writer();
     shared.check_poison()?;
     let cut = Cut {
@@ -148,7 +153,7 @@ pub(crate) fn save(shared: &Shared) -> Result<()> {
     let mut out = Output { file, at: 0 };
     let mut enc = Encoder::new(cut, &infos, keyspaces.iter().count() as u32);
     for ks in keyspaces.iter() {
-        write_keyspace(ks, &table, &mut enc, &mut out)?;
+        write_keyspace(ks, &table, chunk, &mut enc, &mut out)?;
     }
     out.write(&enc.finish())?;
     drop(out);
@@ -197,14 +202,16 @@ fn segment_info(s: &Segment, relocated: u64) -> SegmentInfo {
     }
 }
 
-/// Encodes one keyspace's section and streams it out.
+/// Encodes one keyspace's section and streams it out, `chunk` entries at a
+/// time: memory stays bounded by the chunk, not the index. The section's
+/// counts are written last, over the zeros left for them.
 fn write_keyspace(
     ks: &Keyspace,
     table: &SegmentTable,
+    chunk: usize,
     enc: &mut Encoder,
     out: &mut Output,
 ) -> Result<()> {
-    let (locations, key_ends, keys) = collect(ks, table)?;
     let tombstones: Vec<TombstoneInfo> = ks
         .range_tombstones()
         .iter()
@@ -215,43 +222,67 @@ fn write_keyspace(
             applied: t.is_applied(),
         })
         .collect();
-    enc.keyspace(
-        ks.id().0,
-        locations.len() as u64,
-        keys.len() as u64,
-        &tombstones,
-    );
-    let (mut prev_key, mut prev_location): (&[u8], u64) = (&[], 0);
-    let mut start = 0;
-    for (&location, &end) in locations.iter().zip(&key_ends) {
-        let key = &keys[start..end as usize];
-        enc.entry(prev_key, key, prev_location, location);
-        (prev_key, prev_location, start) = (key, location, end as usize);
-        if enc.buffered() >= WRITE_CHUNK {
-            out.write(&enc.take())?;
-        }
-    }
+    let slot = enc.keyspace(ks.id().0, &tombstones);
+    let mut prev = EntrySoFar::default();
+    let write_chunk = |locations: &[u64]| -> Result<()> {
+        let (key_ends, keys) = fetch_keys(locations, table)?;
+        prev.encode(locations, &key_ends, &keys, enc, out)
+    };
+    ks.visit_payloads_in_order(table, chunk, write_chunk, |at| missing(table, at.0))?;
     enc.pad();
     out.write(&enc.take())?;
-    Ok(())
+    let counts = enc.count(slot, prev.entries, prev.key_bytes);
+    out.write_at(counts.at, &counts.bytes)
 }
 
-type Collected = (Vec<u64>, Vec<u64>, Vec<u8>);
+/// Index entries taken from the key order at a time by [`write_keyspace`]
+/// (with 8-byte keys about 40 bytes of working memory each).
+const KEY_ORDER_CHUNK: usize = 256 << 10;
 
-/// Every index entry of `ks` in key order: locations, cumulative key ends
-/// and the keys themselves.
-fn collect(ks: &Keyspace, table: &SegmentTable) -> Result<Collected> {
-    let locations = ks
-        .payloads_in_order(table)
-        .map_err(|at| missing(table, at.0))?;
-    let (key_ends, keys) = fetch_keys(&locations, table)?;
-    Ok((locations, key_ends, keys))
+/// A section's entries encoded so far: their counts and the last one, the
+/// base of the next entry's front coding.
+#[derive(Default)]
+struct EntrySoFar {
+    entries: u64,
+    key_bytes: u64,
+    key: Vec<u8>,
+    location: u64,
 }
 
-/// The keys of the records at `locations`, concatenated in the same order,
-/// with their cumulative ends. The records are visited in log order (two
-/// sequential passes: lengths, then bytes), not in key order, where every
-/// visit would be a random read of the map.
+impl EntrySoFar {
+    /// Encodes a chunk of entries (locations, cumulative key ends and the
+    /// keys), writing out what the encoder buffers.
+    fn encode(
+        &mut self,
+        locations: &[u64],
+        key_ends: &[u64],
+        keys: &[u8],
+        enc: &mut Encoder,
+        out: &mut Output,
+    ) -> Result<()> {
+        let (mut prev_key, mut prev_location): (&[u8], u64) = (&self.key, self.location);
+        let mut start = 0;
+        for (&location, &end) in locations.iter().zip(key_ends) {
+            let key = &keys[start..end as usize];
+            enc.entry(prev_key, key, prev_location, location);
+            (prev_key, prev_location, start) = (key, location, end as usize);
+            if enc.buffered() >= WRITE_CHUNK {
+                out.write(&enc.take())?;
+            }
+        }
+        let last = prev_key.to_vec();
+        self.key = last;
+        self.location = prev_location;
+        self.entries += locations.len() as u64;
+        self.key_bytes += keys.len() as u64;
+        Ok(())
+    }
+}
+
+/// The keys of the records at `locations` (a chunk of the key order),
+/// concatenated in the same order, with their cumulative ends. The records
+/// are visited in log order, not in key order, where every visit would be
+/// a random read of the map.
 fn fetch_keys(locations: &[u64], table: &SegmentTable) -> Result<(Vec<u64>, Vec<u8>)> {
     // (place in the log, entry): a location without its delete flag sorts
     // by segment, then offset.
@@ -336,5 +367,71 @@ impl Output {
             .map_err(|e| Error::io(self.file.path(), e))?;
         self.at += bytes.len() as u64;
         Ok(())
+    }
+
+    /// Writes `bytes` at `at`, over bytes written before.
+    fn write_at(&mut self, at: u64, bytes: &[u8]) -> Result<()> {
+        debug_assert!(at + bytes.len() as u64 <= self.at);
+        self.file
+            .write_all_at(bytes, at)
+            .map_err(|e| Error::io(self.file.path(), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::index_checkpoint::decode;
+    use crate::{Db, Options, WriteBatch, WriteOptions};
+
+    /// The checkpoint of `db` written `chunk` entries at a time.
+    fn checkpoint_in_chunks(db: &Db, chunk: usize) -> Vec<u8> {
+        let shared = db.shared();
+        *shared.checkpoint_mark.lock().unwrap() = None;
+        save_chunked(&shared, chunk).unwrap();
+        std::fs::read(shared.dir.join(INDEX_FILE)).unwrap()
+    }
+
+    #[test]
+    fn a_checkpoint_written_in_chunks_is_the_one_written_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            background_compaction: false,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        let other = db.create_keyspace("other").unwrap();
+        let mut b = WriteBatch::new();
+        for i in 0..2_000u32 {
+            // Keys of several lengths, so that front coding shares prefixes
+            // across chunk boundaries too.
+            let key = format!(
+                "key{:0width$}",
+                i * 7919 % 2_000,
+                width = 4 + (i % 3) as usize
+            );
+            b.put(ks, key.as_bytes(), &i.to_le_bytes());
+            if i % 5 == 0 {
+                b.put(other, key.as_bytes(), b"o");
+            }
+            if i % 11 == 0 {
+                b.delete(ks, format!("key{:04}", i / 2).as_bytes());
+            }
+        }
+        b.delete_range(ks, b"key0100", b"key0200");
+        db.write(&b, &WriteOptions::default()).unwrap();
+        let whole = checkpoint_in_chunks(&db, usize::MAX);
+        for chunk in [1, 2, 7, 1_000] {
+            assert!(checkpoint_in_chunks(&db, chunk) == whole, "chunk {chunk}");
+        }
+        let decoded = decode(&whole).unwrap();
+        let entries: usize = decoded.keyspaces.iter().map(|s| s.len()).sum();
+        let indexed: usize = [ks, other]
+            .iter()
+            .map(|&k| db.index_stats(k).unwrap().num_keys)
+            .sum();
+        assert_eq!(entries, indexed);
+        assert!(entries > 2_000);
     }
 }

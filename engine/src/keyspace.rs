@@ -54,36 +54,42 @@ impl Keyspace {
         }
     }
 
-    /// Every index payload in key order, walked in chunks so that no epoch
-    /// guard is held for long. Fails with the location of an entry that no
-    /// segment of `table` resolves.
-    pub(crate) fn payloads_in_order(
+    /// Hands every index payload to `visit` in key order, `chunk` at a
+    /// time (each chunk walked under its own short epoch guard), so that
+    /// no walk holds the whole index. Stops at `visit`'s first error; an
+    /// entry that no segment of `table` resolves (the walk cannot go on
+    /// past it) ends it with `missed(its location)`.
+    pub(crate) fn visit_payloads_in_order<E>(
         &self,
         table: &crate::segment::SegmentTable,
-    ) -> std::result::Result<Vec<u64>, crate::location::Location> {
+        chunk: usize,
+        mut visit: impl FnMut(&[u64]) -> std::result::Result<(), E>,
+        missed: impl FnOnce(crate::location::Location) -> E,
+    ) -> std::result::Result<(), E> {
         use crate::index::{KeyResolver, ScanDirection};
-        const CHUNK: usize = 64 << 10;
         let resolver = crate::read::TableResolver::new(table);
-        let mut payloads = Vec::with_capacity(self.index.len());
-        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut payloads = Vec::with_capacity(chunk.min(self.index.len()));
+        let mut last = None;
         loop {
-            chunk.clear();
-            let from = match payloads.last() {
-                Some(&last) => std::ops::Bound::Excluded(resolver.key(last)),
+            payloads.clear();
+            let from = match last {
+                Some(last) => std::ops::Bound::Excluded(resolver.key(last)),
                 None => std::ops::Bound::Unbounded,
             };
             let guard = crossbeam_epoch::pin();
             let scan = ScanDirection::Forward;
             self.index
-                .collect(from, scan, CHUNK, &resolver, &guard, &mut chunk);
-            payloads.extend_from_slice(&chunk);
+                .collect(from, scan, chunk, &resolver, &guard, &mut payloads);
+            drop(guard);
             if resolver.missed() {
-                let last = chunk.last().copied().unwrap_or(0);
-                return Err(crate::location::Location(last));
+                let at = payloads.last().copied().unwrap_or(0);
+                return Err(missed(crate::location::Location(at)));
             }
-            if chunk.len() < CHUNK {
-                return Ok(payloads);
+            visit(&payloads)?;
+            if payloads.len() < chunk {
+                return Ok(());
             }
+            last = payloads.last().copied();
         }
     }
 

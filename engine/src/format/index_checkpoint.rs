@@ -163,14 +163,39 @@ pub struct IndexCheckpoint<'a> {
     pub keyspaces: Vec<KeyspaceSection<'a>>,
 }
 
+/// Bytes of a keyspace section's counts: entries (8), key bytes (8).
+const COUNTS_BYTES: usize = 16;
+
+/// Where a keyspace section's counts go, from [`Encoder::keyspace`].
+#[derive(Debug)]
+#[must_use = "a section's counts must be filled in with `Encoder::count`"]
+pub struct CountsSlot {
+    /// File offset of the counts.
+    at: usize,
+    /// Checksum of every byte before them.
+    crc_before: u32,
+}
+
+/// A keyspace section's counts and their file offset, from
+/// [`Encoder::count`].
+#[derive(Debug)]
+pub struct CountsPatch {
+    /// File offset to write them at.
+    pub at: u64,
+    /// The counts, encoded.
+    pub bytes: [u8; COUNTS_BYTES],
+}
+
 /// Writes a checkpoint in order: header, segments, then each keyspace's
-/// tombstones and front-coded entries ([`Encoder::entry`]). The caller streams the parts out with
-/// [`Encoder::take`] so that a large index never sits in memory twice.
+/// tombstones and front-coded entries ([`Encoder::entry`]), its counts
+/// filled in afterwards ([`Encoder::count`]). The caller streams the parts
+/// out with [`Encoder::take`] so that a large index never sits in memory.
 #[derive(Default)]
 pub struct Encoder {
     buf: Vec<u8>,
     /// Bytes encoded so far, taken or not (padding is to the file offset).
     len: usize,
+    /// Checksum of the bytes since the last counts left open (or of all).
     crc: u32,
 }
 
@@ -211,12 +236,21 @@ impl Encoder {
         self.pad();
     }
 
-    /// Starts a keyspace section; `keys` is the total length of its keys.
-    pub fn keyspace(&mut self, id: u32, entries: u64, keys: u64, tombstones: &[TombstoneInfo]) {
+    /// Starts a keyspace section with its range tombstones. Its counts
+    /// (entries and key bytes) are not known yet: they are left as zeros
+    /// outside the checksum, and [`Self::count`] fills them in once the
+    /// section's entries are encoded, so that a writer can stream entries
+    /// without holding them all.
+    pub fn keyspace(&mut self, id: u32, tombstones: &[TombstoneInfo]) -> CountsSlot {
         self.u32(id);
         self.u32(tombstones.len() as u32);
-        self.u64(entries);
-        self.u64(keys);
+        let slot = CountsSlot {
+            at: self.len,
+            crc_before: self.crc,
+        };
+        self.buf.extend_from_slice(&[0; COUNTS_BYTES]);
+        self.len += COUNTS_BYTES;
+        self.crc = 0;
         for t in tombstones {
             self.u32(t.start.len() as u32);
             self.u32(t.end.len() as u32);
@@ -225,6 +259,26 @@ impl Encoder {
             self.put(&t.start);
             self.put(&t.end);
             self.pad();
+        }
+        slot
+    }
+
+    /// Ends the counting of the section `slot` started: `entries` entries
+    /// with `keys` key bytes in all. Splices the counts into the checksum
+    /// and returns them with their file offset: the caller writes them
+    /// there (over the zeros) once the bytes before them are written.
+    /// Called once per section, before the next one starts.
+    pub fn count(&mut self, slot: CountsSlot, entries: u64, keys: u64) -> CountsPatch {
+        let mut bytes = [0u8; COUNTS_BYTES];
+        bytes[..8].copy_from_slice(&entries.to_le_bytes());
+        bytes[8..].copy_from_slice(&keys.to_le_bytes());
+        let after = self.len - slot.at - COUNTS_BYTES;
+        let through_counts =
+            crc32c::crc32c_combine(slot.crc_before, crc32c::crc32c(&bytes), COUNTS_BYTES);
+        self.crc = crc32c::crc32c_combine(through_counts, self.crc, after);
+        CountsPatch {
+            at: slot.at as u64,
+            bytes,
         }
     }
 
@@ -583,14 +637,23 @@ mod tests {
             seq: 7,
             applied: false,
         }];
-        e.keyspace(0, 2, 3, &tombstones);
+        let slot = e.keyspace(0, &tombstones);
         e.entry(b"", b"a", 0, 100);
         e.entry(b"a", b"cc", 100, 200);
         let mut out = e.take();
         e.pad();
         out.extend(e.take());
+        let counts = e.count(slot, 2, 3);
         out.extend(e.finish());
+        fill_in(&mut out, &counts);
         out
+    }
+
+    /// Writes `counts` where they belong, as a writer does once the bytes
+    /// before them are out.
+    fn fill_in(out: &mut [u8], counts: &CountsPatch) {
+        let at = counts.at as usize;
+        out[at..at + counts.bytes.len()].copy_from_slice(&counts.bytes);
     }
 
     #[test]
@@ -616,14 +679,16 @@ mod tests {
             offset: 4096,
         };
         let mut e = Encoder::new(cut, &[], 1);
-        e.keyspace(0, 2, 3, &[]);
+        let slot = e.keyspace(0, &[]);
         for v in [100u64, 200, 1, 3] {
             e.put(&v.to_le_bytes());
         }
         e.put(b"acc");
         e.pad();
         let mut out = e.take();
+        let counts = e.count(slot, 2, 3);
         out.extend(e.finish());
+        fill_in(&mut out, &counts);
         out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
         let body = out.len() - 4;
         let crc = crate::format::crc::crc32c(&out[..body]);
@@ -660,7 +725,7 @@ mod tests {
             1,
         );
         let total: usize = keys.iter().map(Vec::len).sum();
-        e.keyspace(9, keys.len() as u64, total as u64, &[]);
+        let slot = e.keyspace(9, &[]);
         let (mut pk, mut pl): (&[u8], u64) = (&[], 0);
         for (k, &l) in keys.iter().zip(&locations) {
             e.entry(pk, k, pl, l);
@@ -668,13 +733,54 @@ mod tests {
         }
         e.pad();
         let mut out = e.take();
+        let counts = e.count(slot, keys.len() as u64, total as u64);
         out.extend(e.finish());
+        fill_in(&mut out, &counts);
         assert!(out.len() < 48 + 24 + total + 5 * 12, "{} bytes", out.len());
         let c = decode(&out).unwrap();
         let ks = &c.keyspaces[0];
         for (i, (k, &l)) in keys.iter().zip(&locations).enumerate() {
             assert_eq!((ks.key(i), ks.location(i)), (&k[..], l));
         }
+    }
+
+    #[test]
+    fn counts_filled_in_after_streaming_match_counts_known_up_front() {
+        // Two sections, each streamed out in pieces before its counts are
+        // known: the file must be the one whose counts were never zero.
+        let mut e = Encoder::new(
+            Cut {
+                seq: 5,
+                segment: 2,
+                offset: 64,
+            },
+            &[],
+            2,
+        );
+        let mut out = Vec::new();
+        let mut patches = Vec::new();
+        for (id, keys) in [(1u32, [&b"k1"[..], b"k2"]), (4, [b"x", b"xyz"])] {
+            let slot = e.keyspace(id, &[]);
+            out.extend(e.take());
+            e.entry(b"", keys[0], 0, 8);
+            out.extend(e.take());
+            e.entry(keys[0], keys[1], 8, 16);
+            e.pad();
+            out.extend(e.take());
+            let total = keys.iter().map(|k| k.len() as u64).sum();
+            patches.push(e.count(slot, 2, total));
+        }
+        out.extend(e.finish());
+        assert!(decode(&out).is_err(), "counts still zero must not decode");
+        for p in &patches {
+            fill_in(&mut out, p);
+        }
+        let c = decode(&out).unwrap();
+        assert_eq!(c.keyspaces[1].id, 4);
+        assert_eq!(c.keyspaces[1].key(1), b"xyz");
+        let body = out.len() - 4;
+        let crc = crate::format::crc::crc32c(&out[..body]);
+        assert_eq!(out[body..], crc.to_le_bytes());
     }
 
     #[test]
