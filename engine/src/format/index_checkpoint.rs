@@ -121,9 +121,70 @@ pub struct KeyspaceSection<'a> {
     pub tombstones: Vec<TombstoneInfo>,
     /// Little-endian `u64` locations.
     locations: Cow<'a, [u8]>,
-    /// Little-endian `u64` cumulative key ends.
-    key_ends: Cow<'a, [u8]>,
+    /// Where each key ends in `keys`.
+    key_ends: KeyEnds<'a>,
     keys: Cow<'a, [u8]>,
+}
+
+/// Where a section's keys end in its key bytes.
+#[derive(Clone, Debug)]
+enum KeyEnds<'a> {
+    /// Little-endian `u64` cumulative ends, one per entry.
+    Listed(Cow<'a, [u8]>),
+    /// Every key is this long (no table: with 8-byte keys the table would
+    /// take as much memory as the keys).
+    Fixed(usize),
+}
+
+impl KeyEnds<'_> {
+    /// The end of key `i`.
+    fn end(&self, i: usize) -> usize {
+        match self {
+            KeyEnds::Listed(ends) => read_u64(ends, i * 8) as usize,
+            KeyEnds::Fixed(width) => (i + 1) * width,
+        }
+    }
+}
+
+/// Builds a front-coded section's [`KeyEnds`]: no table while every key
+/// has the first one's length.
+#[derive(Default)]
+struct KeyEndsBuilder {
+    /// The common length of the keys so far, if they have one.
+    width: Option<usize>,
+    /// Keys so far.
+    count: usize,
+    /// The table, once two lengths differ.
+    listed: Vec<u8>,
+}
+
+impl KeyEndsBuilder {
+    /// Records a key of `len` bytes ending at `end`.
+    fn push(&mut self, len: usize, end: usize) {
+        match self.width {
+            None if self.count == 0 => self.width = Some(len),
+            Some(width) if width != len => {
+                self.listed.reserve(8 * (self.count + 1));
+                for i in 1..=self.count {
+                    self.listed
+                        .extend_from_slice(&((i * width) as u64).to_le_bytes());
+                }
+                self.width = None;
+            }
+            _ => {}
+        }
+        if self.width.is_none() {
+            self.listed.extend_from_slice(&(end as u64).to_le_bytes());
+        }
+        self.count += 1;
+    }
+
+    fn finish(self) -> KeyEnds<'static> {
+        match self.width {
+            Some(width) => KeyEnds::Fixed(width),
+            None => KeyEnds::Listed(self.listed.into()),
+        }
+    }
 }
 
 impl KeyspaceSection<'_> {
@@ -146,9 +207,9 @@ impl KeyspaceSection<'_> {
     pub fn key(&self, i: usize) -> &[u8] {
         let start = match i {
             0 => 0,
-            _ => read_u64(&self.key_ends, (i - 1) * 8) as usize,
+            _ => self.key_ends.end(i - 1),
         };
-        &self.keys[start..read_u64(&self.key_ends, i * 8) as usize]
+        &self.keys[start..self.key_ends.end(i)]
     }
 }
 
@@ -506,7 +567,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-type Tables<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, Cow<'a, [u8]>);
+type Tables<'a> = (Cow<'a, [u8]>, KeyEnds<'a>, Cow<'a, [u8]>);
 
 impl<'a> Reader<'a> {
     /// A version 3 section's tables, borrowed.
@@ -516,7 +577,11 @@ impl<'a> Reader<'a> {
         let key_ends = self.take(table)?;
         let key_len = self.len(key_bytes, 1)?;
         let keys = self.take(key_len)?;
-        Ok((locations.into(), key_ends.into(), keys.into()))
+        Ok((
+            locations.into(),
+            KeyEnds::Listed(key_ends.into()),
+            keys.into(),
+        ))
     }
 
     /// A version 4 section's entries, decoded into the same tables.
@@ -529,7 +594,7 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| format!("impossible entry count at byte {}", self.at))?;
         let total = usize::try_from(key_bytes).map_err(|_| "impossible key bytes")?;
         let mut locations = Vec::with_capacity(8 * n);
-        let mut key_ends = Vec::with_capacity(8 * n);
+        let mut key_ends = KeyEndsBuilder::default();
         let mut keys: Vec<u8> = Vec::with_capacity(total.min(16 * n));
         let (mut prev, mut location) = (0..0, 0u64);
         // Decoded from a local slice: this loop runs once per index entry
@@ -564,11 +629,11 @@ impl<'a> Reader<'a> {
             let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
             location = location.wrapping_add(delta as u64);
             locations.extend_from_slice(&location.to_le_bytes());
-            key_ends.extend_from_slice(&(keys.len() as u64).to_le_bytes());
+            key_ends.push(keys.len() - start, keys.len());
             prev = start..keys.len();
         }
         self.at += at;
-        Ok((locations.into(), key_ends.into(), keys.into()))
+        Ok((locations.into(), key_ends.finish(), keys.into()))
     }
 }
 
@@ -596,15 +661,19 @@ fn fast_varint(b: &[u8], at: &mut usize) -> Option<u64> {
 /// Key ends must rise and stay within the key bytes, so that
 /// [`KeyspaceSection::key`] never slices out of bounds.
 fn check_key_ends(s: &KeyspaceSection<'_>) -> Result<(), String> {
-    let mut prev = 0u64;
-    for i in 0..s.len() {
-        let end = read_u64(&s.key_ends, i * 8);
-        if end < prev || end > s.keys.len() as u64 {
-            return Err(format!("keyspace {}: key end {i} out of order", s.id));
+    let mut prev = 0;
+    if let KeyEnds::Listed(_) = s.key_ends {
+        for i in 0..s.len() {
+            let end = s.key_ends.end(i);
+            if end < prev || end > s.keys.len() {
+                return Err(format!("keyspace {}: key end {i} out of order", s.id));
+            }
+            prev = end;
         }
-        prev = end;
+    } else if !s.is_empty() {
+        prev = s.key_ends.end(s.len() - 1);
     }
-    match prev == s.keys.len() as u64 {
+    match prev == s.keys.len() {
         true => Ok(()),
         false => Err(format!("keyspace {}: key bytes left over", s.id)),
     }

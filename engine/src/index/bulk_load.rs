@@ -32,26 +32,26 @@ pub(crate) fn build_subtree<'g, R: KeyResolver>(
     build(&|p| p, entries, force_inner, 0, guard)
 }
 
-/// [`build_subtree`] over handles: `resolver` turns a handle into its key
-/// and the tree stores `stored(handle)` as the entry's payload. Lets a
-/// caller whose keys sit in a sorted array (an index checkpoint) build from
-/// that array instead of resolving every payload. A large subtree is built
-/// by two threads.
-pub(crate) fn build_subtree_mapped<'g, R: KeyResolver + Sync>(
-    handles: &[u64],
+/// [`build_subtree`] over `n` entries given by position: `resolver` turns
+/// a position into its key and the tree stores `stored(position)` as the
+/// entry's payload. Lets a caller whose keys sit in a sorted array (an
+/// index checkpoint) build from that array instead of resolving every
+/// payload. A large subtree is built by two threads.
+pub(crate) fn build_subtree_by_position<'g, R: KeyResolver + Sync>(
+    n: usize,
     resolver: &R,
     stored: &(dyn Fn(u64) -> u64 + Sync),
     guard: &'g Guard,
 ) -> NodeRef<'g> {
-    let entries = Entries::unknown(handles, resolver);
-    if handles.len() < PARALLEL_BUILD_KEYS {
+    let entries = Entries::by_position(n, resolver);
+    if n < PARALLEL_BUILD_KEYS {
         return build(stored, entries, false, 0, guard);
     }
     match shape(stored, entries, false, 0) {
         Shape::Leaf(node) => NodeRef::publish(Node::Data(node), guard),
         Shape::Inner(proj, plan) => {
             let links = children_in_two_threads(stored, entries, &plan.groups, guard);
-            inner(proj, plan, links, handles.len(), guard)
+            inner(proj, plan, links, n, guard)
         }
     }
 }
@@ -104,7 +104,7 @@ fn shape<R: KeyResolver>(
     match plan {
         Some(plan) => Shape::Inner(proj, plan),
         None => {
-            let stored: Vec<u64> = entries.handles().iter().map(|&h| stored(h)).collect();
+            let stored: Vec<u64> = (0..n).map(|i| stored(entries.handle(i))).collect();
             Shape::Leaf(DataNode::from_sorted(
                 proj,
                 &mks,

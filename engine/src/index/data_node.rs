@@ -146,8 +146,8 @@ impl DataNode {
         let mks = entries.model_keys(&proj);
         let payloads = entries.handles();
         match edge {
-            Some(edge) => Self::with_edge_room(proj, &mks, payloads, edge),
-            None => Self::from_sorted(proj, &mks, payloads, cost::slots_for(mks.len())),
+            Some(edge) => Self::with_edge_room(proj, &mks, &payloads, edge),
+            None => Self::from_sorted(proj, &mks, &payloads, cost::slots_for(mks.len())),
         }
     }
 

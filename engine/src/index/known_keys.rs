@@ -11,6 +11,7 @@
 //! cache (100M keys), a rebuild that read every key at every level read the
 //! disk for minutes.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::KeyResolver;
@@ -68,7 +69,7 @@ impl Collected {
     /// The entries, their keys read through `resolver`.
     pub(crate) fn entries<'a, R>(&'a self, resolver: &'a R) -> Entries<'a, R> {
         Entries {
-            handles: &self.payloads,
+            handles: Handles::Listed(&self.payloads),
             resolver,
             known: Some(Known {
                 mks: &self.mks,
@@ -123,12 +124,57 @@ struct Known<'a> {
     projs: &'a [Projection],
 }
 
+/// The handles of a run of entries: listed, or (for entries given by
+/// position, as an index checkpoint's) the consecutive numbers of a range,
+/// which take no memory.
+#[derive(Clone, Copy, Debug)]
+enum Handles<'a> {
+    Listed(&'a [u64]),
+    /// Handles `start..end`.
+    Counting {
+        start: u64,
+        end: u64,
+    },
+}
+
+impl Handles<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Handles::Listed(h) => h.len(),
+            Handles::Counting { start, end } => (end - start) as usize,
+        }
+    }
+
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            Handles::Listed(h) => h[i],
+            Handles::Counting { start, .. } => {
+                debug_assert!(i < self.len());
+                start + i as u64
+            }
+        }
+    }
+
+    fn slice(&self, range: Range<usize>) -> Self {
+        match self {
+            Handles::Listed(h) => Handles::Listed(&h[range]),
+            Handles::Counting { start, .. } => {
+                assert!(range.start <= range.end && range.end <= self.len());
+                Handles::Counting {
+                    start: start + range.start as u64,
+                    end: start + range.end as u64,
+                }
+            }
+        }
+    }
+}
+
 /// Entries to build nodes from: handles in key order, each turned into its
 /// full key through the resolver, and the model keys known for them, if
 /// any.
 #[derive(Debug)]
 pub(crate) struct Entries<'a, R> {
-    handles: &'a [u64],
+    handles: Handles<'a>,
     resolver: &'a R,
     known: Option<Known<'a>>,
 }
@@ -145,7 +191,19 @@ impl<'a, R: KeyResolver> Entries<'a, R> {
     /// Entries of which only the handles are known.
     pub(crate) fn unknown(handles: &'a [u64], resolver: &'a R) -> Self {
         Entries {
-            handles,
+            handles: Handles::Listed(handles),
+            resolver,
+            known: None,
+        }
+    }
+
+    /// `n` entries given by position: handles `0..n`.
+    pub(crate) fn by_position(n: usize, resolver: &'a R) -> Self {
+        Entries {
+            handles: Handles::Counting {
+                start: 0,
+                end: n as u64,
+            },
             resolver,
             known: None,
         }
@@ -156,20 +214,28 @@ impl<'a, R: KeyResolver> Entries<'a, R> {
         self.handles.len()
     }
 
-    /// The entries' handles.
-    pub(crate) fn handles(&self) -> &'a [u64] {
-        self.handles
+    /// The entries' handles (borrowed when listed).
+    pub(crate) fn handles(&self) -> Cow<'a, [u64]> {
+        match self.handles {
+            Handles::Listed(h) => Cow::Borrowed(h),
+            Handles::Counting { start, end } => Cow::Owned((start..end).collect()),
+        }
+    }
+
+    /// The handle of entry `i`.
+    pub(crate) fn handle(&self, i: usize) -> u64 {
+        self.handles.get(i)
     }
 
     /// The full key of entry `i`.
     pub(crate) fn key(&self, i: usize) -> &'a [u8] {
-        self.resolver.key(self.handles[i])
+        self.resolver.key(self.handles.get(i))
     }
 
     /// The entries in `range`.
     pub(crate) fn slice(&self, range: Range<usize>) -> Self {
         Entries {
-            handles: &self.handles[range.clone()],
+            handles: self.handles.slice(range.clone()),
             resolver: self.resolver,
             known: self.known.map(|k| Known {
                 mks: &k.mks[range.clone()],

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossbeam_epoch::{self as epoch, Guard};
 
-use super::bulk_load::{build_subtree, build_subtree_mapped};
+use super::bulk_load::{build_subtree, build_subtree_by_position};
 use super::data_node::DataNode;
 use super::known_keys::Entries;
 use super::node::Node;
@@ -94,9 +94,8 @@ impl AlexIndex {
         resolver: &R,
         payload_of: &(dyn Fn(u64) -> u64 + Sync),
     ) -> Self {
-        let positions: Vec<u64> = (0..n as u64).collect();
         let guard = epoch::pin();
-        let root = build_subtree_mapped(&positions, resolver, payload_of, &guard);
+        let root = build_subtree_by_position(n, resolver, payload_of, &guard);
         Self::with_root(Link::new(root), n)
     }
 
