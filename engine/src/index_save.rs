@@ -422,7 +422,7 @@ mod tests {
         b.delete_range(ks, b"key0100", b"key0200");
         db.write(&b, &WriteOptions::default()).unwrap();
         let whole = checkpoint_in_chunks(&db, usize::MAX);
-        for chunk in [1, 2, 7, 1_000] {
+        for chunk in [0, 1, 2, 7, 1_000] {
             assert!(checkpoint_in_chunks(&db, chunk) == whole, "chunk {chunk}");
         }
         let decoded = decode(&whole).unwrap();

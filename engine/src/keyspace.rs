@@ -67,6 +67,7 @@ impl Keyspace {
         missed: impl FnOnce(crate::location::Location) -> E,
     ) -> std::result::Result<(), E> {
         use crate::index::{KeyResolver, ScanDirection};
+        let chunk = chunk.max(1);
         let resolver = crate::read::TableResolver::new(table);
         let mut payloads = Vec::with_capacity(chunk.min(self.index.len()));
         let mut last = None;

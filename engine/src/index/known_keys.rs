@@ -138,6 +138,7 @@ enum Handles<'a> {
 }
 
 impl Handles<'_> {
+    /// Number of handles.
     fn len(&self) -> usize {
         match self {
             Handles::Listed(h) => h.len(),
@@ -145,6 +146,7 @@ impl Handles<'_> {
         }
     }
 
+    /// Handle number `i`.
     fn get(&self, i: usize) -> u64 {
         match self {
             Handles::Listed(h) => h[i],
@@ -155,6 +157,7 @@ impl Handles<'_> {
         }
     }
 
+    /// The handles numbered `range`.
     fn slice(&self, range: Range<usize>) -> Self {
         match self {
             Handles::Listed(h) => Handles::Listed(&h[range]),
