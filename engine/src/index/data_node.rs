@@ -255,6 +255,12 @@ impl DataNode {
         self.array.len()
     }
 
+    /// The address of the slot array, for hints only (see
+    /// [`super::inner_node`]'s search hints).
+    pub(crate) fn array_address(&self) -> usize {
+        self.array.as_ptr() as usize
+    }
+
     /// Heap bytes of the node's arrays and prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
         size_of_val(&*self.array) + size_of_val(&*self.bits) + self.proj.heap_bytes()

@@ -3,6 +3,8 @@
 //! A child may fill several consecutive slots. The writer updates the links
 //! in place (a reader sees either the old or the new child of a slot, both
 //! complete); everything else about an inner node is fixed once published.
+//!
+//! Beside each link a slot keeps a search hint (`search_hint.rs`).
 
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,10 +12,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crossbeam_epoch::Guard;
 
 use super::cost::Edge;
+use super::data_node::DataNode;
 use super::model::LinearModel;
+use super::node::Node;
 use super::node_heap::{self, HeapBox};
 use super::node_ptr::{Link, NodeRef};
 use super::projection::Projection;
+use super::search_hint::{SearchHint, equal_share};
 
 /// An inner node.
 #[derive(Debug)]
@@ -21,6 +26,8 @@ pub(crate) struct InnerNode {
     proj: Projection,
     model: LinearModel,
     children: HeapBox<[Link]>,
+    /// One search hint per slot.
+    hints: HeapBox<[SearchHint]>,
     /// Keys in the subtree, kept by the writer.
     num_keys: AtomicUsize,
     /// Keys in the subtree when it was built.
@@ -40,10 +47,12 @@ impl InnerNode {
         Self {
             proj,
             model,
+            hints: no_hints(children.len()),
             children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(num_keys),
             built_keys: num_keys,
         }
+        .with_hints()
     }
 
     /// Number of child slots.
@@ -110,20 +119,95 @@ impl InnerNode {
         lo..=hi
     }
 
-    /// Links `node` from every slot in `range`. Writer only.
+    /// Links `node` from every slot in `range` (all of the slots that link
+    /// it). Writer only.
     pub(crate) fn set_range(&self, range: RangeInclusive<usize>, node: NodeRef<'_>) {
-        for link in &self.children[range] {
+        for link in &self.children[range.clone()] {
             link.store(node);
         }
+        self.set_hints(range, node);
+    }
+
+    /// Sets the search hints of `range`, the slots linking `child`.
+    fn set_hints(&self, range: RangeInclusive<usize>, child: NodeRef<'_>) {
+        let data = match child.get() {
+            Node::Data(data) if data.slots() > 0 => data,
+            _ => return self.hints[range].iter().for_each(SearchHint::clear),
+        };
+        let width = range.end() - range.start() + 1;
+        for slot in range.clone() {
+            let share = self
+                .share_by_models(data, slot)
+                .unwrap_or_else(|| equal_share(data.slots(), slot - range.start(), width));
+            self.hints[slot].set(data, share);
+        }
+    }
+
+    /// This node with the search hints of all its slots set.
+    fn with_hints(self) -> Self {
+        let guard = crossbeam_epoch::pin();
+        let mut start = 0;
+        while start < self.slots() {
+            let child = self.child(start, &guard);
+            let mut end = start;
+            while end + 1 < self.slots() && self.child(end + 1, &guard).ptr_eq(child) {
+                end += 1;
+            }
+            self.set_hints(start..=end, child);
+            start = end + 1;
+        }
+        self
+    }
+
+    /// The positions of `data`'s slot array its model gives the keys this
+    /// node routes to `slot` (its line at the slot's edges, unclamped), if
+    /// both models and the projections allow it.
+    fn share_by_models(&self, data: &DataNode, slot: usize) -> Option<(f64, f64)> {
+        let edge = |at: usize| {
+            let mk = self.model.model_key_at(at as f64)?;
+            let mk = data.proj.narrowed_from(&self.proj, mk)?;
+            Some(data.model.predict_f64(mk))
+        };
+        Some((edge(slot)?, edge(slot + 1)?))
+    }
+
+    /// The slot `key` routes to, after hinting the CPU to load the line of
+    /// the child's slot array its search will most likely start at (see
+    /// `search_hint.rs`).
+    #[inline]
+    pub(crate) fn route_hinting(&self, key: &[u8]) -> usize {
+        let (slot, hinted) = self.route_and_hint(key);
+        if let Some(at) = hinted {
+            crate::io::prefetch::prefetch_address(at as *const u8);
+        }
+        slot
+    }
+
+    /// The slot `key` routes to and the address its search hint gives.
+    #[inline]
+    fn route_and_hint(&self, key: &[u8]) -> (usize, Option<usize>) {
+        let mk = self.proj.model_key(key);
+        let (slot, within) = self.model.predict_within(mk, self.children.len());
+        (slot, self.hints[slot].target(within))
+    }
+
+    /// The address the search hint gives for `key` (tests).
+    #[cfg(test)]
+    pub(crate) fn hinted_address(&self, key: &[u8]) -> Option<usize> {
+        self.route_and_hint(key).1
     }
 
     /// A copy with twice the slots, each child filling both halves of its
     /// old slots, routing every key to one of them.
     pub(crate) fn doubled(&self, guard: &Guard) -> Self {
         let children = (0..2 * self.slots()).map(|s| Link::new(self.child(s / 2, guard)));
+        // The same line over twice the slots: each hint splits in two
+        // (not recomputed: that would read every child under the lock).
+        let hints = (0..2 * self.slots()).map(|s| self.hints[s / 2].part(s % 2, 2));
         Self {
             proj: self.proj.clone(),
             model: self.model.doubled(),
+            hints: node_heap::slice_from(hints),
             children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(self.keys()),
             built_keys: self.built_keys,
@@ -153,13 +237,29 @@ impl InnerNode {
             Edge::Head => s.saturating_sub(shift),
         };
         let children = (0..slots).map(|s| Link::new(self.child(source(s), guard)));
-        Self {
+        // Old slots keep their hints (the line moves with them); the new
+        // ones link the edge child and get theirs from its model.
+        let kept = |s: usize| match edge {
+            Edge::Tail => (s < old).then_some(s),
+            Edge::Head => s.checked_sub(shift),
+        };
+        let hints = (0..slots)
+            .map(|s| kept(s).map_or_else(SearchHint::default, |k| self.hints[k].part(0, 1)));
+        let node = Self {
             proj: self.proj.clone(),
             model,
+            hints: node_heap::slice_from(hints),
             children: node_heap::slice_from(children),
             num_keys: AtomicUsize::new(self.keys()),
             built_keys: self.built_keys,
-        }
+        };
+        let added = match edge {
+            Edge::Tail => old..=slots - 1,
+            Edge::Head => 0..=shift - 1,
+        };
+        let edge_child = node.child(*added.start(), guard);
+        node.set_hints(added, edge_child);
+        node
     }
 
     /// Keys in the subtree.
@@ -202,6 +302,11 @@ impl InnerNode {
 
     /// Heap bytes of the link array and prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.children.len() * size_of::<Link>() + self.proj.heap_bytes()
+        self.children.len() * (size_of::<Link>() + size_of::<SearchHint>()) + self.proj.heap_bytes()
     }
+}
+
+/// Search hints all empty, to be set.
+fn no_hints(slots: usize) -> HeapBox<[SearchHint]> {
+    node_heap::slice_from((0..slots).map(|_| SearchHint::default()))
 }

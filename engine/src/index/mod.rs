@@ -37,6 +37,7 @@ mod page_prep;
 mod projection;
 mod retired;
 mod scan;
+mod search_hint;
 mod side_rebuild;
 mod smo;
 mod stats;

@@ -94,6 +94,36 @@ impl LinearModel {
         self.predict_slot(mk).clamp(0, len as i64 - 1) as usize
     }
 
+    /// The model key the line (with the integer offset) puts at `position`,
+    /// saturated to `0..=u64::MAX`; `None` for a flat line.
+    pub(crate) fn model_key_at(&self, position: f64) -> Option<u64> {
+        if !(self.slope > 0.0 && self.slope.is_finite()) {
+            return None;
+        }
+        let dx = (position - self.offset as f64 - self.intercept) / self.slope;
+        // `as` saturates: below 0 gives 0, beyond u64::MAX gives u64::MAX.
+        Some(match dx >= 0.0 {
+            true => self.anchor.saturating_add(dx as u64),
+            false => self.anchor.saturating_sub((-dx) as u64),
+        })
+    }
+
+    /// [`Self::predict`], and where within that slot the prediction falls,
+    /// from 0 (its start) towards 1 (its end); a prediction clamped to the
+    /// first or last slot falls at that slot's near edge.
+    #[inline]
+    pub(crate) fn predict_within(&self, mk: u64, len: usize) -> (usize, f64) {
+        let f = self.predict_f64(mk);
+        let whole = floor_i64(f);
+        let slot = whole.saturating_add(self.offset);
+        let last = len as i64 - 1;
+        match slot {
+            s if s < 0 => (0, 0.0),
+            s if s > last => (last as usize, ALMOST_ONE),
+            s => (s as usize, (f - whole as f64).clamp(0.0, ALMOST_ONE)),
+        }
+    }
+
     /// The model with every prediction moved `shift` slots up, exactly.
     pub(crate) fn offset_by(&self, shift: i64) -> Self {
         Self {
@@ -123,6 +153,9 @@ impl LinearModel {
         }
     }
 }
+
+/// The largest fraction [`LinearModel::predict_within`] gives.
+const ALMOST_ONE: f64 = 1.0 - f64::EPSILON;
 
 /// `floor(x)` as an integer, saturating (NaN maps to 0). Avoids a libm
 /// call on targets without SSE4.1.
@@ -158,6 +191,31 @@ mod tests {
             let want = x.floor() as i64;
             assert_eq!(floor_i64(x), want, "{x}");
         }
+    }
+
+    #[test]
+    fn a_prediction_within_its_slot_and_the_key_at_a_position_invert_each_other() {
+        let mks: Vec<u64> = (0..500u64).map(|i| (i * i) << 20).collect();
+        let m = LinearModel::fit(&mks, 256.0).offset_by(5);
+        for &mk in mks.iter().step_by(7) {
+            let (slot, within) = m.predict_within(mk, 300);
+            assert_eq!(slot, m.predict(mk, 300));
+            assert!((0.0..1.0).contains(&within), "{within}");
+        }
+        let mut checked = 0;
+        for slot in 1..299usize {
+            let mk = m.model_key_at(slot as f64).unwrap();
+            if mk == 0 || mk == u64::MAX {
+                continue; // saturated: the line reaches the slot outside u64
+            }
+            checked += 1;
+            // The key at a slot's start routes to that slot (or, rounded
+            // down by a fraction, to the one before).
+            assert!((slot - 1..=slot).contains(&m.predict(mk, 300)), "{slot}");
+            assert_eq!(m.predict(mk + (1 << 12), 300), slot, "{slot}");
+        }
+        assert!(checked > 200, "{checked}");
+        assert_eq!(LinearModel::fit(&[7, 7, 7], 8.0).model_key_at(3.0), None);
     }
 
     #[test]

@@ -77,6 +77,25 @@ impl Projection {
         }
     }
 
+    /// The model key under this projection of a key whose model key under
+    /// `from` (a prefix this one extends by at most 8 bytes) is `mk`, as
+    /// far as `mk` tells: the bytes past `mk`'s end read as zeros. `None`
+    /// if this prefix does not extend `from`'s so.
+    pub(crate) fn narrowed_from(&self, from: &Projection, mk: u64) -> Option<u64> {
+        let added = self.prefix.strip_prefix(&*from.prefix)?;
+        if added.len() > 8 {
+            return None;
+        }
+        let shift = 8 * added.len() as u32;
+        let high = mk.checked_shr(64 - shift).unwrap_or(0);
+        let wanted = load_be(added).checked_shr(64 - shift).unwrap_or(0);
+        Some(match high.cmp(&wanted) {
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Greater => u64::MAX,
+            std::cmp::Ordering::Equal => mk.checked_shl(shift).unwrap_or(0),
+        })
+    }
+
     /// Heap bytes held by the prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.prefix.len()
@@ -128,6 +147,25 @@ fn load_be(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_keys_narrow_to_a_longer_prefix() {
+        let wide = Projection::for_range(b"ab", b"az");
+        let narrow = Projection::for_range(b"abcd0000", b"abcd9999");
+        let key = b"abcd1234";
+        let mk = wide.model_key(key);
+        assert_eq!(narrow.narrowed_from(&wide, mk), Some(narrow.model_key(key)));
+        assert_eq!(
+            narrow.narrowed_from(&wide, wide.model_key(b"aa99")),
+            Some(0)
+        );
+        assert_eq!(
+            narrow.narrowed_from(&wide, wide.model_key(b"ac00")),
+            Some(u64::MAX)
+        );
+        assert_eq!(wide.narrowed_from(&wide, 77), Some(77));
+        assert_eq!(wide.narrowed_from(&narrow, 77), None);
+    }
 
     #[test]
     fn fast_path_matches_big_endian() {

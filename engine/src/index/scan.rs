@@ -87,7 +87,7 @@ fn descend<'g>(
             Node::Data(data) => return data,
             Node::Inner(inner) => {
                 let slot = match (from, dir) {
-                    (Bound::Included(k) | Bound::Excluded(k), _) => inner.route(k),
+                    (Bound::Included(k) | Bound::Excluded(k), _) => inner.route_hinting(k),
                     (Bound::Unbounded, ScanDirection::Forward) => 0,
                     (Bound::Unbounded, ScanDirection::Reverse) => inner.slots() - 1,
                 };

@@ -115,7 +115,7 @@ impl AlexIndex {
         let mut node = self.root.load(guard).get();
         loop {
             match node {
-                Node::Inner(inner) => node = inner.child(inner.route(key), guard).get(),
+                Node::Inner(inner) => node = inner.child(inner.route_hinting(key), guard).get(),
                 Node::Data(data) => return data,
             }
         }
@@ -626,6 +626,75 @@ mod tests {
             self.ok.set(self.ok.get() - 1);
             self.keys.key(payload)
         }
+    }
+
+    /// The share of `keys` (every 7th) whose search hint, from the last
+    /// inner node above their data node, names the cache line of the slot
+    /// the data node's model predicts.
+    fn hinted_line_share(index: &AlexIndex, keys: &Keys) -> f64 {
+        let guard = epoch::pin();
+        let (mut hits, mut seen) = (0, 0);
+        for key in keys.0.iter().step_by(7) {
+            let mut node = index.root.load(&guard).get();
+            let mut hinted = None;
+            let data = loop {
+                match node {
+                    Node::Inner(inner) => {
+                        hinted = inner.hinted_address(key);
+                        node = inner.child(inner.route(key), &guard).get();
+                    }
+                    Node::Data(data) => break data,
+                }
+            };
+            let predicted = data.model.predict_local(data.model_key(key), data.slots());
+            let line = (data.array_address() + predicted * 16) / 64;
+            hits += usize::from(hinted.is_some_and(|h| h / 64 == line));
+            seen += 1;
+        }
+        hits as f64 / seen as f64
+    }
+
+    #[test]
+    fn search_hints_point_at_the_line_the_data_node_search_starts_at() {
+        const N: u64 = 200_000;
+        for strings in [false, true] {
+            let key_of = |i: u64| match strings {
+                true => format!("user:profile:{:012}", i * 7 % (3 * N)).into_bytes(),
+                false => i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes().to_vec(),
+            };
+            let keys = Keys((0..N + N / 4).map(key_of).collect());
+            let mut loaded: Vec<u64> = (0..N).collect();
+            loaded.sort_by(|&a, &b| keys.key(a).cmp(keys.key(b)));
+            let index = AlexIndex::bulk_load(&loaded, &keys);
+            let after_load = hinted_line_share(&index, &keys);
+            // Inserts copy, split and relink data nodes: hints follow.
+            for p in N..N + N / 4 {
+                index.upsert(keys.key(p), p, &keys);
+            }
+            let after_inserts = hinted_line_share(&index, &keys);
+            assert!(after_load > 0.99, "strings {strings}: {after_load}");
+            assert!(after_inserts > 0.98, "strings {strings}: {after_inserts}");
+        }
+    }
+
+    /// Hints stay right through the structure changes a hot range and
+    /// appends past the end cause (parents doubled and extended, nodes
+    /// split and rebuilt), which copy hints instead of recomputing them.
+    #[test]
+    fn search_hints_survive_doublings_and_extensions() {
+        let (stable, n) = (20_000u64, 120_000u64);
+        let hot = hot_gap_keys(stable, n, 1);
+        let tail = (0..40_000u64).map(|i| ((30_000u64 << 40) + (i << 30)).to_be_bytes().to_vec());
+        let keys = Keys(hot.0.into_iter().chain(tail).collect());
+        let loaded: Vec<u64> = (0..stable).collect();
+        let index = AlexIndex::bulk_load(&loaded, &keys);
+        for p in stable..keys.0.len() as u64 {
+            index.upsert(keys.key(p), p, &keys);
+        }
+        let stats = index.stats();
+        assert!(stats.parent_doublings + stats.extensions > 0, "{stats:?}");
+        let share = hinted_line_share(&index, &keys);
+        assert!(share > 0.93, "{share}");
     }
 
     /// `stable` keys far apart, then `n - stable` keys in one gap between
