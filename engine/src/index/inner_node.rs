@@ -135,11 +135,16 @@ impl InnerNode {
             _ => return self.hints[range].iter().for_each(SearchHint::clear),
         };
         let width = range.end() - range.start() + 1;
+        // Each slot's end is the next one's start: one model line value
+        // per edge.
+        let mut start = self.line_at(data, *range.start());
         for slot in range.clone() {
-            let share = self
-                .share_by_models(data, slot)
+            let end = self.line_at(data, slot + 1);
+            let share = start
+                .zip(end)
                 .unwrap_or_else(|| equal_share(data.slots(), slot - range.start(), width));
             self.hints[slot].set(data, share);
+            start = end;
         }
     }
 
@@ -159,16 +164,13 @@ impl InnerNode {
         self
     }
 
-    /// The positions of `data`'s slot array its model gives the keys this
-    /// node routes to `slot` (its line at the slot's edges, unclamped), if
-    /// both models and the projections allow it.
-    fn share_by_models(&self, data: &DataNode, slot: usize) -> Option<(f64, f64)> {
-        let edge = |at: usize| {
-            let mk = self.model.model_key_at(at as f64)?;
-            let mk = data.proj.narrowed_from(&self.proj, mk)?;
-            Some(data.model.predict_f64(mk))
-        };
-        Some((edge(slot)?, edge(slot + 1)?))
+    /// The position in `data`'s slot array its model gives the key this
+    /// node's line puts at the start of `slot` (unclamped), if both models
+    /// and the projections allow it.
+    fn line_at(&self, data: &DataNode, slot: usize) -> Option<f64> {
+        let mk = self.model.model_key_at(slot as f64)?;
+        let mk = data.proj.narrowed_from(&self.proj, mk)?;
+        Some(data.model.predict_f64(mk))
     }
 
     /// The slot `key` routes to, after hinting the CPU to load the line of
