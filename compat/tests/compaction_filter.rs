@@ -1,13 +1,14 @@
 //! Compaction filters: `compact_range` applies each column family's filter
-//! to its live entries; factories are refused rather than ignored.
+//! to its live entries, or a fresh filter its factory makes for the run.
 
 use std::ffi::CStr;
+use std::sync::{Arc, Mutex};
 
 use alexdb as rocksdb;
 
 use rocksdb::compaction_filter::CompactionFilter;
 use rocksdb::compaction_filter_factory::{CompactionFilterContext, CompactionFilterFactory};
-use rocksdb::{ColumnFamilyDescriptor, CompactionDecision, DB, ErrorKind, Options};
+use rocksdb::{ColumnFamilyDescriptor, CompactionDecision, DB, IteratorMode, Options};
 
 fn drop_underscored(_level: u32, key: &[u8], _value: &[u8]) -> CompactionDecision {
     match key.first() {
@@ -43,36 +44,138 @@ fn compact_range_applies_the_filter_of_each_column_family() {
     );
 }
 
-struct KeepAll;
+/// Keeps the first `keep` entries it is asked about and removes the rest;
+/// records the contexts it was made with.
+struct CountingFilter {
+    seen: usize,
+    keep: usize,
+}
 
-impl CompactionFilter for KeepAll {
+impl CompactionFilter for CountingFilter {
     fn filter(&mut self, _level: u32, _key: &[u8], _value: &[u8]) -> CompactionDecision {
-        CompactionDecision::Keep
+        self.seen += 1;
+        match self.seen > self.keep {
+            true => CompactionDecision::Remove,
+            false => CompactionDecision::Keep,
+        }
     }
     fn name(&self) -> &CStr {
-        c"keep-all"
+        c"counting"
     }
 }
 
-struct KeepAllFactory;
+/// Makes a [`CountingFilter`] keeping `keep` entries, and logs each context.
+struct CountingFactory {
+    keep: usize,
+    contexts: Arc<Mutex<Vec<CompactionFilterContext>>>,
+}
 
-impl CompactionFilterFactory for KeepAllFactory {
-    type Filter = KeepAll;
-    fn create(&mut self, _context: CompactionFilterContext) -> KeepAll {
-        KeepAll
+impl CompactionFilterFactory for CountingFactory {
+    type Filter = CountingFilter;
+    fn create(&mut self, context: CompactionFilterContext) -> CountingFilter {
+        self.contexts.lock().unwrap().push(context);
+        CountingFilter {
+            seen: 0,
+            keep: self.keep,
+        }
     }
     fn name(&self) -> &CStr {
-        c"keep-all-factory"
+        c"counting-factory"
     }
+}
+
+fn counting_factory(keep: usize) -> (CountingFactory, Arc<Mutex<Vec<CompactionFilterContext>>>) {
+    let contexts = Arc::new(Mutex::new(Vec::new()));
+    let factory = CountingFactory {
+        keep,
+        contexts: contexts.clone(),
+    };
+    (factory, contexts)
+}
+
+fn live_keys(db: &DB, cf: Option<&rocksdb::ColumnFamily>) -> Vec<Vec<u8>> {
+    let iter = match cf {
+        Some(cf) => db.iterator_cf(cf, IteratorMode::Start),
+        None => db.iterator(IteratorMode::Start),
+    };
+    iter.map(|item| item.unwrap().0.to_vec()).collect()
 }
 
 #[test]
-fn a_compaction_filter_factory_is_refused_at_open() {
+fn each_compact_range_runs_a_fresh_filter_from_the_factory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (factory, contexts) = counting_factory(2);
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_filter_factory(factory);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    for key in [b"a", b"b", b"c", b"d"] {
+        db.put(key, b"v").unwrap();
+    }
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(live_keys(&db, None), [b"a".to_vec(), b"b".to_vec()]);
+    // A filter that kept counting would remove both survivors now.
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(live_keys(&db, None), [b"a".to_vec(), b"b".to_vec()]);
+    let contexts = contexts.lock().unwrap();
+    assert_eq!(contexts.len(), 2, "one filter per compaction run");
+    assert!(
+        contexts
+            .iter()
+            .all(|c| c.is_full_compaction && c.is_manual_compaction)
+    );
+}
+
+#[test]
+fn a_compaction_filter_takes_precedence_over_a_factory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (factory, contexts) = counting_factory(0);
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_filter_factory(factory);
+    opts.set_compaction_filter("drop", drop_underscored);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    for key in [&b"_a"[..], b"b"] {
+        db.put(key, b"v").unwrap();
+    }
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(live_keys(&db, None), [b"b".to_vec()]);
+    assert!(contexts.lock().unwrap().is_empty(), "factory never asked");
+}
+
+#[test]
+fn a_created_column_family_runs_its_factory_and_others_do_not() {
     let dir = tempfile::tempdir().unwrap();
     let mut opts = Options::default();
     opts.create_if_missing(true);
-    opts.set_compaction_filter_factory(KeepAllFactory);
-    let err = DB::open(&opts, dir.path()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::NotSupported);
-    assert!(err.to_string().contains("keep-all-factory"));
+    let mut db = DB::open(&opts, dir.path()).unwrap();
+    let (factory, contexts) = counting_factory(1);
+    let mut cf_opts = Options::default();
+    cf_opts.set_compaction_filter_factory(factory);
+    db.create_cf("counted", &cf_opts).unwrap();
+    let cf = db.cf_handle("counted").unwrap();
+    for key in [b"x", b"y", b"z"] {
+        db.put_cf(cf, key, b"v").unwrap();
+        db.put(key, b"v").unwrap();
+    }
+    db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(live_keys(&db, Some(cf)), [b"x".to_vec()]);
+    assert_eq!(live_keys(&db, None).len(), 3, "default has no factory");
+    assert_eq!(contexts.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn the_factory_is_named_in_the_log_options_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let (factory, _) = counting_factory(1);
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_filter_factory(factory);
+    drop(DB::open(&opts, dir.path()).unwrap());
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("compaction_filter_factory") && l.contains("counting-factory")),
+        "{log}"
+    );
 }

@@ -47,6 +47,7 @@ compare!(checkpoint_copies_exactly_the_writes_before_it);
 compare!(updates_since_returns_the_logged_batches);
 compare!(secondary_catches_up_with_the_primary);
 compare!(compaction_filter_decisions_apply_at_compact_range);
+compare!(compaction_filter_factory_makes_a_filter_per_run);
 compare!(ttl_entries_expire_at_compaction);
 compare!(comparator_orders_every_iteration);
 compare!(ingested_files_override_the_database);

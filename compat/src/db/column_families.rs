@@ -12,11 +12,6 @@ impl Core {
     /// Creates column family `name` with `opts`; returns its id.
     pub(crate) fn create_family(&self, name: &str, opts: &Options) -> Result<u32, Error> {
         self.check_writable()?;
-        if let Some(name) = &opts.compaction_filter_factory {
-            return Err(Error::not_supported(format_args!(
-                "AlexDB does not run compaction filter factories ({name})"
-            )));
-        }
         let mut families = self.families_mut();
         if families.values().any(|f| f.name == name) {
             return Err(Error::invalid_argument("Column family already exists"));

@@ -17,7 +17,7 @@ use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
 use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::merge_operator::MergeOperator;
-use crate::options::SharedCompactionFilter;
+use crate::options::{SharedCompactionFilter, SharedFilterFactory};
 use crate::perf::{PerfMetric, count_perf};
 use crate::pinnable_slice::DBPinnableSlice;
 use crate::slice_transform::SliceTransform;
@@ -39,6 +39,9 @@ pub(crate) struct FamilyInfo {
     pub(crate) merge_operator: Option<MergeOperator>,
     /// The compaction filter of those options, run by `compact_range`.
     pub(crate) compaction_filter: Option<SharedCompactionFilter>,
+    /// Their compaction filter factory, asked for a filter by each
+    /// `compact_range` when there is no compaction filter.
+    pub(crate) compaction_filter_factory: Option<SharedFilterFactory>,
     /// The custom key order of those options, if any (iterators follow it).
     pub(crate) comparator: Option<Comparator>,
     /// How long its entries live, in a database opened with a TTL.
@@ -54,6 +57,10 @@ impl std::fmt::Debug for FamilyInfo {
             .field("name", &self.name)
             .field("prefix_extractor", &self.prefix_extractor)
             .field("compaction_filter", &self.compaction_filter.is_some())
+            .field(
+                "compaction_filter_factory",
+                &self.compaction_filter_factory.is_some(),
+            )
             .field("comparator", &self.comparator)
             .field("ttl", &self.ttl)
             .field("merge_operator", &self.merge_operator)
@@ -68,11 +75,17 @@ impl FamilyInfo {
         self.comparator.as_ref().filter(|c| c.timestamp_size > 0)
     }
 
+    /// Whether `compact_range` passes the column family's entries through a
+    /// filter (its own or one its factory makes).
+    pub(crate) fn is_filtered(&self) -> bool {
+        self.compaction_filter.is_some() || self.compaction_filter_factory.is_some()
+    }
+
     /// Fails with `Not implemented` for what AlexDB does not run on a
     /// column family with user timestamps: compaction filters and TTL
     /// expiry (both rewrite stored entries, which there are versions).
     pub(crate) fn check_supported(&self) -> Result<(), Error> {
-        if self.timestamps().is_some() && (self.compaction_filter.is_some() || self.ttl.is_some()) {
+        if self.timestamps().is_some() && (self.is_filtered() || self.ttl.is_some()) {
             return Err(Error::not_supported(format_args!(
                 "AlexDB does not run compaction filters or TTL on column family {}, which has \
                  user-defined timestamps",
@@ -102,6 +115,10 @@ impl FamilyInfo {
             prefix_extractor: opts.prefix_extractor.clone(),
             merge_operator,
             compaction_filter: opts.compaction_filter.as_ref().map(|f| f.filter.clone()),
+            compaction_filter_factory: opts
+                .compaction_filter_factory
+                .as_ref()
+                .map(|f| f.factory.clone()),
             comparator: opts.comparator.clone(),
             ttl: None,
             auto_compactions_disabled: opts.recorded.get("disable_auto_compactions") == Some("1"),

@@ -334,7 +334,6 @@ where
             Options::default(),
         ));
     }
-    reject_comparators(opts, &cfs)?;
     let engine = match access {
         Access::ReadWrite => {
             if let Err(e) = fs::create_dir_all(path) {
@@ -492,22 +491,6 @@ fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error>
         }
         other => other.rocks(),
     }
-}
-
-/// Refuses what AlexDB cannot run yet: compaction filter factories.
-/// (Custom comparators and user timestamps are served; see
-/// `family_cursor.rs` and `timestamped/`.)
-fn reject_comparators(opts: &Options, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
-    let all = std::iter::once(opts).chain(cfs.iter().map(|cf| &cf.options));
-    if let Some(name) = all
-        .filter_map(|o| o.compaction_filter_factory.as_ref())
-        .next()
-    {
-        return Err(Error::not_supported(format_args!(
-            "AlexDB does not run compaction filter factories ({name})"
-        )));
-    }
-    Ok(())
 }
 
 /// The engine options for rocksdb `opts`: the create/exists flags, engine

@@ -143,7 +143,7 @@ fn cf_value(opts: &Options, name: &str) -> Option<String> {
         "comparator" => opts.comparator.as_ref()?.name.clone(),
         "merge_operator" => opts.merge_operator.as_ref()?.name.clone(),
         "compaction_filter" => opts.compaction_filter.as_ref()?.name.clone(),
-        "compaction_filter_factory" => opts.compaction_filter_factory.clone()?,
+        "compaction_filter_factory" => opts.compaction_filter_factory.as_ref()?.name.clone(),
         "prefix_extractor" => opts.prefix_extractor.as_ref()?.name().to_owned(),
         "write_buffer_size" => opts.write_buffer_size.to_string(),
         _ => return None,

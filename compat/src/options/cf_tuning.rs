@@ -7,8 +7,6 @@
 //! rocksdb 0.25: they have no effect but to be printed in the `LOG` file's
 //! options dump.
 
-use crate::compaction_filter_factory::CompactionFilterFactory;
-
 use super::cache::Cache;
 use super::compaction::{FifoCompactOptions, UniversalCompactOptions};
 use super::db_options::Options;
@@ -374,15 +372,5 @@ impl Options {
             }
             other => panic!("{other:?} is not supported for WAL compression"),
         }
-    }
-
-    /// Records a compaction filter factory. AlexDB does not run factories
-    /// yet, so opening a database (or creating a column family) with these
-    /// options fails with `Not implemented` rather than ignore the filter.
-    pub fn set_compaction_filter_factory<F>(&mut self, factory: F)
-    where
-        F: CompactionFilterFactory + 'static,
-    {
-        self.compaction_filter_factory = Some(factory.name().to_string_lossy().into_owned());
     }
 }

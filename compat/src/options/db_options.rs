@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use crate::Error;
 use crate::column_family::ColumnFamilyDescriptor;
 use crate::compaction_filter::{CompactionFilterFn, Decision};
+use crate::compaction_filter_factory::{CompactionFilterFactory, FilterSource};
 use crate::comparator::{Comparator, CompareFn, CompareTsFn, CompareWithoutTsFn, TimestampOrder};
 use crate::cstr_like::{CStrLike, name_to_string};
 use crate::merge_operator::{MergeFn, MergeOperator};
@@ -35,6 +36,16 @@ pub(crate) type CompactionFilterBox = Box<dyn FnMut(u32, &[u8], &[u8]) -> Decisi
 
 /// A compaction filter function shared between clones of the options.
 pub(crate) type SharedCompactionFilter = Arc<Mutex<CompactionFilterBox>>;
+
+/// A compaction filter factory shared between clones of the options.
+pub(crate) type SharedFilterFactory = Arc<Mutex<Box<dyn FilterSource>>>;
+
+/// A named compaction filter factory, as stored in the options.
+#[derive(Clone)]
+pub(crate) struct FilterFactory {
+    pub(crate) name: String,
+    pub(crate) factory: SharedFilterFactory,
+}
 
 /// A named compaction filter, as stored in the options.
 #[derive(Clone)]
@@ -68,9 +79,8 @@ pub struct Options {
     pub(crate) merge_operator: Option<MergeOperator>,
     pub(crate) comparator: Option<Comparator>,
     pub(crate) compaction_filter: Option<CompactionFilter>,
-    /// The name of a compaction filter factory, which AlexDB cannot run:
-    /// opening with one fails with `Not implemented`.
-    pub(crate) compaction_filter_factory: Option<String>,
+    /// The compaction filter factory, used when no compaction filter is set.
+    pub(crate) compaction_filter_factory: Option<FilterFactory>,
     /// Where the database's informational messages go.
     pub(crate) info_logger: Option<InfoLogger>,
     /// The collector every database opened with these options counts into
@@ -356,6 +366,20 @@ impl Options {
         self.compaction_filter = Some(CompactionFilter {
             name: name_to_string(name),
             filter: Arc::new(Mutex::new(filter)),
+        });
+    }
+
+    /// Sets a compaction filter factory: each compaction run (in AlexDB,
+    /// each `compact_range`) asks it for a fresh filter. A compaction
+    /// filter set with `set_compaction_filter` takes precedence, as in
+    /// RocksDB.
+    pub fn set_compaction_filter_factory<F>(&mut self, factory: F)
+    where
+        F: CompactionFilterFactory + Send + 'static,
+    {
+        self.compaction_filter_factory = Some(FilterFactory {
+            name: factory.name().to_string_lossy().into_owned(),
+            factory: Arc::new(Mutex::new(Box::new(factory))),
         });
     }
 

@@ -159,17 +159,66 @@ fn filter(_level: u32, key: &[u8], value: &[u8]) -> CompactionDecision {
     }
 }
 
-pub fn compaction_filter_decisions_apply_at_compact_range(seed: u64) -> Vec<String> {
+/// 150 random writes with `opts`, a flush and a full `compact_range`;
+/// what the database then holds.
+fn compacted_contents(opts: &Options, seed: u64) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(seed);
-    let mut opts = open_opts();
-    opts.set_compaction_filter("diff", filter);
-    let db = DB::open_cf(&opts, dir.path(), ["cf"]).unwrap();
+    let db = DB::open_cf(opts, dir.path(), ["cf"]).unwrap();
     random_writes(&db, &mut rng, 150);
     db.flush().unwrap();
     db.compact_range(None::<&[u8]>, None::<&[u8]>);
     let mut out = Vec::new();
     dump(&db, &mut out);
+    out
+}
+
+pub fn compaction_filter_decisions_apply_at_compact_range(seed: u64) -> Vec<String> {
+    let mut opts = open_opts();
+    opts.set_compaction_filter("diff", filter);
+    compacted_contents(&opts, seed)
+}
+
+/// Removes every third entry it is asked about and changes every fifth
+/// (counting across the run, so the filter must live as long as the run).
+struct EveryThird(u32);
+
+impl api::compaction_filter::CompactionFilter for EveryThird {
+    fn filter(&mut self, _level: u32, _key: &[u8], _value: &[u8]) -> CompactionDecision {
+        self.0 += 1;
+        match (self.0 % 3, self.0 % 5) {
+            (0, _) => CompactionDecision::Remove,
+            (_, 0) => CompactionDecision::Change(b"fifth"),
+            _ => CompactionDecision::Keep,
+        }
+    }
+    fn name(&self) -> &std::ffi::CStr {
+        c"every-third"
+    }
+}
+
+/// Makes an [`EveryThird`] per run and notes each run's context.
+struct EveryThirdFactory(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl api::compaction_filter_factory::CompactionFilterFactory for EveryThirdFactory {
+    type Filter = EveryThird;
+    fn create(&mut self, context: api::compaction_filter_factory::CompactionFilterContext) -> EveryThird {
+        let note = format!("run full={} manual={}", context.is_full_compaction, context.is_manual_compaction);
+        self.0.lock().unwrap().push(note);
+        EveryThird(0)
+    }
+    fn name(&self) -> &std::ffi::CStr {
+        c"every-third-factory"
+    }
+}
+
+pub fn compaction_filter_factory_makes_a_filter_per_run(seed: u64) -> Vec<String> {
+    let runs = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut opts = open_opts();
+    opts.set_disable_auto_compactions(true);
+    opts.set_compaction_filter_factory(EveryThirdFactory(runs.clone()));
+    let mut out = compacted_contents(&opts, seed);
+    out.extend(runs.lock().unwrap().iter().cloned());
     out
 }
 
