@@ -34,10 +34,10 @@ pub fn get_present<E: Engine>(
 ) -> Result<Timed> {
     let mut sum = 0u64;
     let mut found = 0usize;
+    let probes = data.present.gather(order);
     let start = Instant::now();
     let mut latency = Recorder::start(order.len());
-    for &i in order {
-        let key = data.present.get(i as usize);
+    for key in probes.iter() {
         let got = if pinned {
             engine.get_pinned(key)?
         } else {
@@ -64,11 +64,13 @@ pub fn multi_get<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Re
     let mut sum = 0u64;
     let mut found = 0usize;
     let mut keys: Vec<&[u8]> = Vec::with_capacity(MULTI_GET_KEYS);
+    let probes = data.present.gather(order);
+    let mut probes = probes.iter();
     let start = Instant::now();
     let mut latency = Recorder::start(order.len().div_ceil(MULTI_GET_KEYS));
     for batch in order.chunks(MULTI_GET_KEYS) {
         keys.clear();
-        keys.extend(batch.iter().map(|&i| data.present.get(i as usize)));
+        keys.extend(probes.by_ref().take(batch.len()));
         let (touched, hits) = engine.multi_get(&keys)?;
         latency.tick();
         sum = sum.wrapping_add(touched);
@@ -83,10 +85,11 @@ pub fn multi_get<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Re
 /// Gets absent keys; nanoseconds per get and the latency of each.
 pub fn get_absent<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Result<Timed> {
     let mut found = 0usize;
+    let probes = data.absent.gather(order);
     let start = Instant::now();
     let mut latency = Recorder::start(order.len());
-    for &i in order {
-        found += usize::from(engine.get(data.absent.get(i as usize))?.is_some());
+    for key in probes.iter() {
+        found += usize::from(engine.get(key)?.is_some());
         latency.tick();
     }
     let ns = per(start, order.len());
@@ -100,13 +103,13 @@ pub fn get_absent<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> R
 pub fn mixed<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Result<Timed> {
     let mut sum = 0u64;
     let mut missed = 0usize;
+    let probes = data.present.gather(order);
     let start = Instant::now();
     let mut clock = Recorder::start(0);
     let mut gets = Recorder::start(order.len());
     let mut puts = Recorder::start(order.len() / 4);
-    for (n, &i) in order.iter().enumerate() {
+    for (n, (&i, key)) in order.iter().zip(probes.iter()).enumerate() {
         let i = i as usize;
-        let key = data.present.get(i);
         if is_mixed_write(n) {
             engine.put(key, data.value(i, 1 + n))?;
             puts.push(clock.lap());
@@ -136,9 +139,10 @@ pub fn is_mixed_write(n: usize) -> bool {
 pub fn seek10<E: Engine>(engine: &mut E, data: &DataSet, order: &[u32]) -> Result<f64> {
     let mut sum = 0u64;
     let mut short = 0usize;
+    let probes = data.present.gather(order);
     let start = Instant::now();
-    for &i in order {
-        let (t, seen) = engine.seek_next(data.present.get(i as usize), NEXTS)?;
+    for key in probes.iter() {
+        let (t, seen) = engine.seek_next(key, NEXTS)?;
         sum = sum.wrapping_add(t);
         short += usize::from(seen == 0);
     }

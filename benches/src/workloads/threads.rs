@@ -11,16 +11,16 @@ use super::Timed;
 use super::point::{expect_count, per};
 use crate::engines::SharedAccess;
 use crate::error::{BenchError, Result};
-use crate::keys::DataSet;
+use crate::keys::{DataSet, Keys};
 use crate::latency::Recorder;
 
-/// Gets `order`'s present keys; the number found and their latencies.
-fn read_all(shared: &dyn SharedAccess, data: &DataSet, order: &[u32]) -> Result<(usize, Recorder)> {
-    let mut latency = Recorder::start(order.len());
+/// Gets `probes` (present keys); the number found and their latencies.
+fn read_all(shared: &dyn SharedAccess, probes: &Keys) -> Result<(usize, Recorder)> {
+    let mut latency = Recorder::start(probes.len());
     let mut found = 0;
     let mut sum = 0u64;
-    for &i in order {
-        if let Some(t) = shared.get(data.present.get(i as usize))? {
+    for key in probes.iter() {
+        if let Some(t) = shared.get(key)? {
             sum = sum.wrapping_add(t);
             found += 1;
         }
@@ -61,11 +61,12 @@ pub fn get_two_readers(
     orders: &[Vec<u32>],
 ) -> Result<Timed> {
     let total: usize = orders.iter().map(Vec::len).sum();
+    let probes: Vec<Keys> = orders.iter().map(|o| data.present.gather(o)).collect();
     let start = Instant::now();
     let results: Vec<Result<(usize, Recorder)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = orders
+        let handles: Vec<_> = probes
             .iter()
-            .map(|order| s.spawn(move || read_all(shared, data, order)))
+            .map(|probes| s.spawn(move || read_all(shared, probes)))
             .collect();
         handles.into_iter().map(joined).collect()
     });
@@ -90,6 +91,7 @@ pub fn get_with_writer(
     writes: &[u32],
 ) -> Result<Timed> {
     let done = AtomicBool::new(false);
+    let probes = data.present.gather(order);
     let (read, written) = std::thread::scope(|s| {
         let writer = s.spawn(|| {
             let mut latency = Recorder::start(order.len());
@@ -104,7 +106,7 @@ pub fn get_with_writer(
             Ok(latency)
         });
         let start = Instant::now();
-        let read = read_all(shared, data, order).map(|r| (per(start, order.len()), r));
+        let read = read_all(shared, &probes).map(|r| (per(start, order.len()), r));
         done.store(true, Ordering::Relaxed);
         (read, joined(writer))
     });
