@@ -93,6 +93,16 @@ fn counting_factory(keep: usize) -> (CountingFactory, Arc<Mutex<Vec<CompactionFi
     (factory, contexts)
 }
 
+/// Options that create the database, with a [`CountingFactory`] keeping
+/// `keep` entries; and where the factory logs its contexts.
+fn options_with_factory(keep: usize) -> (Options, Arc<Mutex<Vec<CompactionFilterContext>>>) {
+    let (factory, contexts) = counting_factory(keep);
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_filter_factory(factory);
+    (opts, contexts)
+}
+
 fn live_keys(db: &DB, cf: Option<&rocksdb::ColumnFamily>) -> Vec<Vec<u8>> {
     let iter = match cf {
         Some(cf) => db.iterator_cf(cf, IteratorMode::Start),
@@ -104,10 +114,7 @@ fn live_keys(db: &DB, cf: Option<&rocksdb::ColumnFamily>) -> Vec<Vec<u8>> {
 #[test]
 fn each_compact_range_runs_a_fresh_filter_from_the_factory() {
     let dir = tempfile::tempdir().unwrap();
-    let (factory, contexts) = counting_factory(2);
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.set_compaction_filter_factory(factory);
+    let (opts, contexts) = options_with_factory(2);
     let db = DB::open(&opts, dir.path()).unwrap();
     for key in [b"a", b"b", b"c", b"d"] {
         db.put(key, b"v").unwrap();
@@ -129,10 +136,7 @@ fn each_compact_range_runs_a_fresh_filter_from_the_factory() {
 #[test]
 fn a_compaction_filter_takes_precedence_over_a_factory() {
     let dir = tempfile::tempdir().unwrap();
-    let (factory, contexts) = counting_factory(0);
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.set_compaction_filter_factory(factory);
+    let (mut opts, contexts) = options_with_factory(0);
     opts.set_compaction_filter("drop", drop_underscored);
     let db = DB::open(&opts, dir.path()).unwrap();
     for key in [&b"_a"[..], b"b"] {
@@ -167,10 +171,7 @@ fn a_created_column_family_runs_its_factory_and_others_do_not() {
 #[test]
 fn the_factory_is_named_in_the_log_options_dump() {
     let dir = tempfile::tempdir().unwrap();
-    let (factory, _) = counting_factory(1);
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.set_compaction_filter_factory(factory);
+    let (opts, _) = options_with_factory(1);
     drop(DB::open(&opts, dir.path()).unwrap());
     let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
     assert!(

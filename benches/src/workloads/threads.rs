@@ -91,11 +91,11 @@ pub fn get_with_writer(
 ) -> Result<Timed> {
     let done = AtomicBool::new(false);
     let probes = data.present.gather(order);
+    let written_keys = data.present.gather(writes);
     let (read, written) = std::thread::scope(|s| {
         let writer = s.spawn(|| {
             let mut latency = Recorder::start(order.len());
-            let keys = data.present.gather(writes);
-            let rounds = writes.iter().zip(keys.iter()).cycle();
+            let rounds = writes.iter().zip(written_keys.iter()).cycle();
             for (n, (&i, key)) in rounds.enumerate() {
                 if n % 64 == 0 && done.load(Ordering::Relaxed) {
                     break;
