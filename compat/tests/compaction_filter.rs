@@ -180,3 +180,87 @@ fn the_factory_is_named_in_the_log_options_dump() {
         "{log}"
     );
 }
+
+/// A key written while the pass runs, after the filter decided on its older
+/// value, keeps the new value (as a RocksDB compaction never touches the
+/// newer versions above the ones it rewrites); the other decisions stand.
+#[test]
+fn a_key_written_during_the_pass_keeps_its_new_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let (reached_tx, reached_rx) = std::sync::mpsc::channel::<()>();
+    let (written_tx, written_rx) = std::sync::mpsc::channel::<()>();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_filter("remove-all", move |_level, key: &[u8], _value: &[u8]| {
+        if key == b"k" {
+            reached_tx.send(()).unwrap();
+            written_rx.recv().unwrap();
+        }
+        CompactionDecision::Remove
+    });
+    let db = Arc::new(DB::open(&opts, dir.path()).unwrap());
+    for key in [b"j", b"k", b"l"] {
+        db.put(key, b"old").unwrap();
+    }
+    let pass = {
+        let db = db.clone();
+        std::thread::spawn(move || db.compact_range(None::<&[u8]>, None::<&[u8]>))
+    };
+    reached_rx.recv().unwrap();
+    db.put(b"k", b"new").unwrap();
+    written_tx.send(()).unwrap();
+    pass.join().unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(b"new".to_vec()));
+    assert_eq!(live_keys(&db, None), [b"k".to_vec()]);
+}
+
+/// A pass over many more entries than one batch of decisions holds decides
+/// on every entry, each exactly once.
+#[test]
+fn a_pass_over_many_entries_decides_on_each_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(Mutex::new(0usize));
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    let counted = calls.clone();
+    opts.set_compaction_filter("thirds", move |_level, key: &[u8], _value: &[u8]| {
+        *counted.lock().unwrap() += 1;
+        let n = u32::from_be_bytes(key.try_into().unwrap());
+        match n % 3 {
+            0 => CompactionDecision::Remove,
+            1 => CompactionDecision::Change(b"one"),
+            _ => CompactionDecision::Keep,
+        }
+    });
+    let db = DB::open(&opts, dir.path()).unwrap();
+    const N: u32 = 10_000;
+    for n in 0..N {
+        db.put(n.to_be_bytes(), b"v").unwrap();
+    }
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(*calls.lock().unwrap(), N as usize);
+    let got: Vec<(u32, Vec<u8>)> = db
+        .iterator(IteratorMode::Start)
+        .map(|item| {
+            let (key, value) = item.unwrap();
+            (
+                u32::from_be_bytes((*key).try_into().unwrap()),
+                value.to_vec(),
+            )
+        })
+        .collect();
+    let want: Vec<(u32, Vec<u8>)> = (0..N)
+        .filter(|n| n % 3 != 0)
+        .map(|n| {
+            (
+                n,
+                if n % 3 == 1 {
+                    b"one".to_vec()
+                } else {
+                    b"v".to_vec()
+                },
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+}

@@ -157,7 +157,8 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn compact_now(&self) {
         // A failed pass leaves the database consistent and is retried by the
         // next compaction; the engine counts it in its statistics. A failed
-        // filter pass changes nothing (its writes are one batch).
+        // filter pass keeps the decisions it applied so far (each batch of
+        // them whole); the next pass decides on the rest.
         let core = self.core();
         core.log("AlexDB: manual compaction: filters and TTL, then segments");
         if let Err(e) = core.run_compaction_filters() {

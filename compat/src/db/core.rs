@@ -578,14 +578,25 @@ impl Core {
         batch: &WriteBatchWithTransaction<TXN>,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
+        self.write_unless_changed(batch, writeopts, &[])
+    }
+
+    /// [`Self::write`], unless a `watched` key was written after its
+    /// `since_seq`: then it writes nothing and fails with `Resource busy`.
+    pub(crate) fn write_unless_changed<const TXN: bool>(
+        &self,
+        batch: &WriteBatchWithTransaction<TXN>,
+        writeopts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+    ) -> Result<(), Error> {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
         self.check_timestamps_set(batch.untimed_families())?;
         match &self.plain_write_locks {
             Some(locks) => locks.around(&ops, || {
-                self.apply(&ops, writeopts, &[], batch.size_in_bytes())
+                self.apply(&ops, writeopts, watched, batch.size_in_bytes())
             }),
-            None => self.apply(&ops, writeopts, &[], batch.size_in_bytes()),
+            None => self.apply(&ops, writeopts, watched, batch.size_in_bytes()),
         }
     }
 
