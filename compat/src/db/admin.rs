@@ -11,6 +11,7 @@ use std::path::Path;
 
 use alexdb_engine::{KeyspaceId, Stats};
 
+use super::compaction_filters::PassKind;
 use super::errors::IntoRocks;
 use super::open::Access;
 use super::{DBCommon, DBInner, ThreadMode};
@@ -161,7 +162,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         // them whole); the next pass decides on the rest.
         let core = self.core();
         core.log("AlexDB: manual compaction: filters and TTL, then segments");
-        if let Err(e) = core.run_compaction_filters() {
+        if let Err(e) = core.run_compaction_filters(PassKind::Manual, &|| false) {
             core.log(&format!("AlexDB: compaction filters failed: {e}"));
         }
         if let Err(e) = core.engine.compact() {

@@ -25,6 +25,7 @@ impl Core {
         if let Some(logger) = &self.logger {
             logger.header(&crate::info_log::column_family(name, opts));
         }
+        self.start_background_filters();
         Ok(id.0)
     }
 

@@ -1,4 +1,5 @@
-//! Running the column families' compaction filters on `compact_range`.
+//! Running the column families' compaction filters: on `compact_range`,
+//! and in the background (`background_filters.rs`).
 //!
 //! RocksDB calls a compaction filter on each entry that compaction rewrites.
 //! AlexDB's compaction rewrites whole segments below the compat layer, so
@@ -14,8 +15,8 @@
 //!
 //! A column family with a compaction filter factory and no filter gets a
 //! fresh filter from the factory for each pass; the pass covers all its
-//! data and the client asked for it, so the factory is told a full, manual
-//! compaction.
+//! data, so the factory is told a full compaction, manual when
+//! `compact_range` asked for it.
 //!
 //! In a database opened with a TTL (see `ttl.rs`), the same pass drops the
 //! entries of each column family with a TTL that expired; the filter sees
@@ -40,52 +41,81 @@ struct FamilyPass {
     filter: Option<SharedCompactionFilter>,
     factory: Option<SharedFilterFactory>,
     ttl: Option<Duration>,
+    context: CompactionFilterContext,
 }
 
-/// The context a factory gets for `compact_range`'s pass.
-const PASS_CONTEXT: CompactionFilterContext = CompactionFilterContext {
-    is_full_compaction: true,
-    is_manual_compaction: true,
-};
+/// Which pass runs: `compact_range`'s, or one the background thread
+/// starts after enough writes (see `background_filters.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PassKind {
+    /// Asked for by `compact_range`: every filtered column family.
+    Manual,
+    /// Started in the background: column families whose automatic
+    /// compactions are enabled.
+    Automatic,
+}
+
+impl PassKind {
+    /// What a factory is told: the pass covers all data; the client asked
+    /// for it or not.
+    fn context(self) -> CompactionFilterContext {
+        CompactionFilterContext {
+            is_full_compaction: true,
+            is_manual_compaction: self == PassKind::Manual,
+        }
+    }
+}
 
 impl Core {
     /// Passes every live entry of each filtered column family through its
-    /// filter (and its TTL) and applies the decisions.
-    pub(crate) fn run_compaction_filters(&self) -> Result<(), Error> {
+    /// filter (and its TTL) and applies the decisions; stops early, with
+    /// what it applied so far kept, once `stopped` says so.
+    pub(crate) fn run_compaction_filters(
+        &self,
+        kind: PassKind,
+        stopped: &dyn Fn() -> bool,
+    ) -> Result<(), Error> {
         let passes: Vec<FamilyPass> = self
             .families()
             .iter()
             .filter(|(_, f)| f.is_filtered() || f.ttl.is_some())
+            .filter(|(_, f)| kind == PassKind::Manual || !f.auto_compactions_disabled)
             .map(|(id, f)| FamilyPass {
                 cf: *id,
                 filter: f.compaction_filter.clone(),
                 factory: f.compaction_filter_factory.clone(),
                 ttl: f.ttl,
+                context: kind.context(),
             })
             .collect();
-        if passes.is_empty() {
-            return Ok(());
-        }
         for pass in passes {
-            self.filter_family(&pass)?;
+            self.filter_family(&pass, stopped)?;
         }
         Ok(())
     }
 
+    /// Whether a column family has a compaction filter, a factory or a TTL
+    /// (whose passes the background thread runs).
+    pub(crate) fn has_filtered_families(&self) -> bool {
+        self.families()
+            .values()
+            .any(|f| f.is_filtered() || f.ttl.is_some())
+    }
+
     /// Applies the decisions on column family `pass.cf`: those of its
     /// filter, else those of a filter its factory makes for the pass.
-    fn filter_family(&self, pass: &FamilyPass) -> Result<(), Error> {
+    fn filter_family(&self, pass: &FamilyPass, stopped: &dyn Fn() -> bool) -> Result<(), Error> {
         if let Some(filter) = &pass.filter {
             let mut filter = filter.lock().unwrap_or_else(PoisonError::into_inner);
-            return self.decide_family(pass, Some(&mut **filter));
+            return self.decide_family(pass, Some(&mut **filter), stopped);
         }
         let Some(factory) = &pass.factory else {
-            return self.decide_family(pass, None);
+            return self.decide_family(pass, None, stopped);
         };
         let mut factory = factory.lock().unwrap_or_else(PoisonError::into_inner);
         let mut outcome = Ok(());
-        factory.with_filter(PASS_CONTEXT, &mut |filter| {
-            outcome = self.decide_family(pass, Some(filter));
+        factory.with_filter(pass.context, &mut |filter| {
+            outcome = self.decide_family(pass, Some(filter), stopped);
         });
         outcome
     }
@@ -96,6 +126,7 @@ impl Core {
         &self,
         pass: &FamilyPass,
         mut filter: Option<&mut EntryFilter<'_>>,
+        stopped: &dyn Fn() -> bool,
     ) -> Result<(), Error> {
         let (trim, now) = (self.value_trim(), ttl::now_seconds());
         let mut cursor = self
@@ -118,6 +149,9 @@ impl Core {
             }
             if decisions.is_full() {
                 decisions.apply(self)?;
+                if stopped() {
+                    return Ok(());
+                }
             }
             cursor.forward();
         }

@@ -5,12 +5,13 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
 
 use crate::comparator::Comparator;
+use crate::db::background_filters::FilterThread;
 use crate::db::errors::IntoRocks;
 use crate::db::open::Access;
 use crate::db::ttl;
@@ -154,6 +155,11 @@ pub struct Core {
     /// created: until then reads and writes skip every timestamp check
     /// (and the lock on the column families those take).
     timestamped_families: AtomicBool,
+    /// This core, for the background thread it starts (set once it is
+    /// shared: see `RunningCore`).
+    pub(crate) myself: Weak<Core>,
+    /// The thread running compaction filters in the background, if any.
+    pub(crate) filter_thread: Mutex<Option<FilterThread>>,
 }
 
 impl Core {
@@ -176,6 +182,8 @@ impl Core {
             logger: None,
             file_holds: Mutex::new(Vec::new()),
             raising_history_low: Mutex::new(()),
+            myself: Weak::new(),
+            filter_thread: Mutex::new(None),
             timestamped_families: AtomicBool::new(timestamped),
         }
     }

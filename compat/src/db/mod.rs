@@ -8,6 +8,7 @@
 //! one place that talks to the engine.
 
 mod admin;
+pub(crate) mod background_filters;
 mod column_families;
 mod compaction_filters;
 pub(crate) mod core;
@@ -35,6 +36,7 @@ use crate::write_batch::PendingWrite;
 use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 pub use self::admin::LiveFile;
+use self::background_filters::RunningCore;
 use self::core::Core;
 pub use self::metadata::Range;
 
@@ -106,7 +108,7 @@ pub trait DBInner {
 
 /// The inner part of a [`DBWithThreadMode`]: the open engine database.
 pub struct DBWithThreadModeInner {
-    core: Core,
+    core: RunningCore,
 }
 
 impl DBInner for DBWithThreadModeInner {
@@ -168,7 +170,13 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
 impl<T: ThreadMode> DBWithThreadMode<T> {
     fn from_parts(core: Core, cfs: BTreeMap<String, u32>, path: PathBuf) -> Self {
-        Self::from_inner(DBWithThreadModeInner { core }, cfs, path)
+        Self::from_inner(
+            DBWithThreadModeInner {
+                core: RunningCore::new(core),
+            },
+            cfs,
+            path,
+        )
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::concurrency::Concurrency;
 use super::options::OptimisticTransactionOptions;
 use super::transaction::Transaction;
+use crate::db::background_filters::RunningCore;
 use crate::db::core::Core;
 use crate::db::open::{Access, default_descriptors, open_core};
 use crate::db::{DBCommon, DBInner, ThreadMode};
@@ -48,7 +49,7 @@ pub type OptimisticTransactionDB<T = crate::MultiThreaded> =
 
 /// The inner part of an [`OptimisticTransactionDB`]: the open engine database.
 pub struct OptimisticTransactionDBInner {
-    core: Core,
+    core: RunningCore,
 }
 
 impl DBInner for OptimisticTransactionDBInner {
@@ -89,7 +90,9 @@ impl<T: ThreadMode> OptimisticTransactionDB<T> {
     {
         let path = path.as_ref();
         let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite, None)?;
-        let inner = OptimisticTransactionDBInner { core };
+        let inner = OptimisticTransactionDBInner {
+            core: RunningCore::new(core),
+        };
         Ok(Self::from_inner(inner, handles, path.to_path_buf()))
     }
 

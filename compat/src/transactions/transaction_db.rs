@@ -12,6 +12,7 @@ use alexdb_engine::key_locks::{KeyLocks, LockMode, LockOwner, LockRequest};
 use super::concurrency::{Concurrency, Pessimistic, TransactionNames};
 use super::options::{TransactionDBOptions, TransactionOptions, lock_wait};
 use super::transaction::Transaction;
+use crate::db::background_filters::RunningCore;
 use crate::db::core::Core;
 use crate::db::errors::{IntoRocks, from_lock_error};
 use crate::db::open::{Access, default_descriptors, open_core};
@@ -87,7 +88,7 @@ impl<T: ThreadMode> fmt::Debug for TransactionDB<T> {
 /// The inner part of a [`TransactionDB`]: the open engine database (whose
 /// plain writes lock their keys), the lock table and the transaction names.
 pub struct TransactionDBInner {
-    core: Core,
+    core: RunningCore,
     locks: Arc<KeyLocks>,
     names: TransactionNames,
     txn_lock_timeout: i64,
@@ -167,7 +168,7 @@ impl<T: ThreadMode> TransactionDB<T> {
         let names = TransactionNames::default();
         let recovered = recover_prepared(&core, &locks, &names)?;
         let inner = TransactionDBInner {
-            core,
+            core: RunningCore::new(core),
             locks,
             names,
             txn_lock_timeout: txn_db_opts.txn_lock_timeout,
