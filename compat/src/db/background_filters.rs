@@ -16,7 +16,7 @@
 //! first such column family is opened or created), and skips column
 //! families whose automatic compactions are disabled; after
 //! `cancel_all_background_work` it runs no pass. Closing the database stops
-//! it, within one batch of decisions if a pass is under way.
+//! it, within 1,024 entries read if a pass is under way.
 
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -345,6 +345,36 @@ mod tests {
         write_enough(&db, b"kept");
         std::thread::sleep(Duration::from_millis(100));
         assert_eq!(db.get(b"doomed").unwrap(), Some(b"x1".to_vec()));
+    }
+
+    /// Closing the database in the middle of a pass stops it: a slow filter
+    /// that keeps every one of 5,000 entries is not run to the end.
+    #[test]
+    fn closing_stops_a_pass_under_way() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = calls.clone();
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.set_compaction_filter("slow", move |_level, _key: &[u8], _value: &[u8]| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(1));
+            CompactionDecision::Keep
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let db = DB::open(&opts, dir.path()).unwrap();
+        for n in 0..5_000u32 {
+            db.put(n.to_be_bytes(), b"v").unwrap();
+        }
+        db.core().set_filter_trigger(FAST);
+        assert!(eventually(|| calls.load(Ordering::SeqCst) > 0));
+        drop(db);
+        let after_close = calls.load(Ordering::SeqCst);
+        assert!(after_close < 5_000, "the pass ran on: {after_close} calls");
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(calls.load(Ordering::SeqCst), after_close);
     }
 
     /// Closing the database stops the thread: the directory can be opened

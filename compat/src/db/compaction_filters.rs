@@ -135,7 +135,12 @@ impl Core {
             .rocks()?;
         let mut decisions = Decisions::new(pass.cf, cursor.seq());
         cursor.seek_to_first();
+        let mut seen = 0usize;
         while let Some(entry) = cursor.entry() {
+            seen += 1;
+            if seen.is_multiple_of(CHUNK_ENTRIES) && stopped() {
+                return decisions.apply(self);
+            }
             let (key, stored) = (entry.key(), entry.value());
             if pass.ttl.is_some_and(|t| ttl::expired(stored, t, now)) {
                 decisions.push(key, None);
@@ -149,9 +154,6 @@ impl Core {
             }
             if decisions.is_full() {
                 decisions.apply(self)?;
-                if stopped() {
-                    return Ok(());
-                }
             }
             cursor.forward();
         }
@@ -161,7 +163,9 @@ impl Core {
 }
 
 /// Keys whose decisions are applied together (a batch of at most this
-/// many keys, so a pass over any number of entries holds little at once).
+/// many keys, so a pass over any number of entries holds little at once);
+/// also how many entries a pass reads between two looks at whether it
+/// must stop.
 const CHUNK_ENTRIES: usize = 1024;
 
 /// The pending decisions of one column family's pass: each key with its new
