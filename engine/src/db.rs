@@ -520,6 +520,23 @@ impl Db {
         !lock.lock().unwrap_or_else(|e| e.into_inner()).paused
     }
 
+    /// Batch operations applied since open (as [`Stats::keys_written`],
+    /// without the walk of every index that [`Self::stats`] does).
+    pub fn keys_written(&self) -> u64 {
+        self.shared().counters.keys_written.load(Ordering::Relaxed)
+    }
+
+    /// Keys with a value over all keyspaces (as [`Stats::live_keys`],
+    /// without walking the indexes).
+    pub fn total_live_keys(&self) -> u64 {
+        self.shared()
+            .keyspaces
+            .load()
+            .iter()
+            .map(|k| k.live_keys())
+            .sum()
+    }
+
     /// Number of keys with a value in `keyspace`.
     pub fn live_keys(&self, keyspace: KeyspaceId) -> Result<u64> {
         Ok(keyspace_of(&self.shared(), keyspace)?.live_keys())

@@ -332,3 +332,22 @@ fn wait_for_compaction_leaves_nothing_due() {
     db.set_auto_compaction(false);
     assert_eq!(db.wait_for_compaction().unwrap(), 0, "paused: only waits");
 }
+
+/// The cheap counters agree with the full statistics: keys written since
+/// open and live keys over every keyspace.
+#[test]
+fn cheap_counters_agree_with_the_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let other = db.create_keyspace("other").unwrap();
+    write_round(&db, 300, 0);
+    let mut batch = WriteBatch::new();
+    batch.put(other, b"a", b"1");
+    batch.put(other, b"b", b"2");
+    batch.delete(db.keyspace("default").unwrap(), &key(7));
+    db.write(&batch, &WriteOptions::default()).unwrap();
+    let stats = db.stats();
+    assert_eq!(db.keys_written(), stats.keys_written);
+    assert_eq!(db.total_live_keys(), stats.live_keys);
+    assert_eq!(db.total_live_keys(), 300 - 1 + 2);
+}
