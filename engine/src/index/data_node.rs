@@ -104,10 +104,14 @@ impl std::fmt::Debug for Slot {
 /// A gapped-array leaf, immutable once published except for overwrites
 /// ([`DataNode::store_payload`]).
 ///
-/// `repr(C)`: the fields every lookup reads (`proj`, `array`, and the
-/// model's line, whose integer offset is always 0 in data nodes and is not
-/// read) come first, so that together with the [`Node`] tag they fill the
-/// node's first cache line.
+/// `repr(C)`: the fields every lookup reads (`proj`, with a prefix of up to
+/// 22 bytes kept inline, `array`, and the model's line, whose integer offset
+/// is always 0 in data nodes and is not read) come first: with the [`Node`]
+/// tag they fill the node's first cache line and the first 8 bytes of the
+/// second. Measured (1M `user:profile:` keys, zero-copy gets): the prefix in
+/// this line, not in the heap, saves about 13% a get; putting the model
+/// first and the projection last, all lookup fields but the prefix's bytes
+/// in the first line, saved nothing.
 ///
 /// [`Node`]: super::node::Node
 #[derive(Clone, Debug)]

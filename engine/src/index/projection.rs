@@ -18,17 +18,70 @@ use super::node_heap::{HeapBox, slice_from};
 /// bits, which is plenty to separate the few hundred keys of a data node.
 pub(crate) const PREFIX_SLACK: usize = 2;
 
+/// The longest prefix kept inside the node itself.
+const INLINE_PREFIX: usize = 22;
+
+/// A node's key prefix: up to [`INLINE_PREFIX`] bytes inside the node (in
+/// a data node's first cache line, which a lookup reads anyway), longer
+/// ones in the index's heap (see `node_heap`), which costs a lookup one
+/// more dependent cache miss per node.
+#[derive(Clone, Debug)]
+enum Prefix {
+    Inline { len: u8, bytes: [u8; INLINE_PREFIX] },
+    Heap(HeapBox<[u8]>),
+}
+
+impl Prefix {
+    fn new(bytes: &[u8]) -> Self {
+        match bytes.len() {
+            len @ 0..=INLINE_PREFIX => {
+                let mut inline = [0; INLINE_PREFIX];
+                inline[..len].copy_from_slice(bytes);
+                Prefix::Inline {
+                    len: len as u8,
+                    bytes: inline,
+                }
+            }
+            _ => Prefix::Heap(slice_from(bytes.iter().copied())),
+        }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Prefix::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Prefix::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl std::ops::Deref for Prefix {
+    type Target = [u8];
+
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Prefix {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Prefix {}
+
 /// A node's key prefix and the projection it defines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Projection {
-    /// In the index's heap, with the node (see `node_heap`).
-    prefix: HeapBox<[u8]>,
+    prefix: Prefix,
 }
 
 impl Default for Projection {
     fn default() -> Self {
         Self {
-            prefix: slice_from([]),
+            prefix: Prefix::new(&[]),
         }
     }
 }
@@ -38,8 +91,13 @@ impl Projection {
     pub(crate) fn for_range(first: &[u8], last: &[u8]) -> Self {
         let lcp = first.iter().zip(last).take_while(|(a, b)| a == b).count();
         let len = lcp.saturating_sub(PREFIX_SLACK);
+        Self::with_prefix(&first[..len])
+    }
+
+    /// The projection of keys under `prefix`.
+    fn with_prefix(prefix: &[u8]) -> Self {
         Self {
-            prefix: slice_from(first[..len].iter().copied()),
+            prefix: Prefix::new(prefix),
         }
     }
 
@@ -96,9 +154,12 @@ impl Projection {
         })
     }
 
-    /// Heap bytes held by the prefix.
+    /// Heap bytes held by the prefix (none when it is kept inline).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.prefix.len()
+        match &self.prefix {
+            Prefix::Inline { .. } => 0,
+            Prefix::Heap(bytes) => bytes.len(),
+        }
     }
 }
 
@@ -189,9 +250,7 @@ mod tests {
     /// projection, for keys of every length around the prefixes.
     #[test]
     fn reprojection_matches_the_new_model_key() {
-        let long = Projection {
-            prefix: slice_from(b"abcdefghijkl".iter().copied()),
-        };
+        let long = Projection::with_prefix(b"abcdefghijkl");
         let keys: [&[u8]; 8] = [
             b"abcdefghij",
             b"abcdefghijk",
@@ -204,9 +263,7 @@ mod tests {
         ];
         let mut applied = 0;
         for short in ["", "a", "abcd", "abcdefghij"] {
-            let short = Projection {
-                prefix: slice_from(short.bytes()),
-            };
+            let short = Projection::with_prefix(short.as_bytes());
             let how = short.reprojection_from(&long);
             for key in keys {
                 if let Some(mk) = how.apply(long.model_key(key)) {
@@ -222,6 +279,40 @@ mod tests {
             long.reprojection_from(&Projection::default()),
             Reprojection::Unknown
         );
+    }
+
+    /// Prefixes up to [`INLINE_PREFIX`] bytes stay in the node, longer
+    /// ones go to the heap, and both project and reproject alike.
+    #[test]
+    fn inline_and_heap_prefixes_project_alike() {
+        let inline = [b'p'; INLINE_PREFIX];
+        let heap = [b'p'; INLINE_PREFIX + 4];
+        for prefix in [&inline[..], &heap[..]] {
+            let p = Projection::with_prefix(prefix);
+            assert_eq!(
+                p.heap_bytes(),
+                if prefix.len() > INLINE_PREFIX {
+                    prefix.len()
+                } else {
+                    0
+                }
+            );
+            let key = [prefix, b"12345678rest"].concat();
+            assert_eq!(p.model_key(&key), u64::from_be_bytes(*b"12345678"));
+            assert_eq!(p.model_key(b"a"), 0);
+            assert_eq!(p.model_key(b"z"), u64::MAX);
+        }
+        let (wide, narrow) = (
+            Projection::with_prefix(&inline),
+            Projection::with_prefix(&heap),
+        );
+        let key = [&heap[..], b"abcdefgh"].concat();
+        let widened = wide
+            .reprojection_from(&narrow)
+            .apply(narrow.model_key(&key));
+        assert_eq!(widened, Some(wide.model_key(&key)));
+        assert_eq!(Projection::with_prefix(&heap), narrow);
+        assert_ne!(wide, narrow);
     }
 
     #[test]
