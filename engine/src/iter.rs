@@ -32,8 +32,6 @@ const MAX_CHUNK: usize = 512;
 /// Records of a refill hinted to the CPU at once (about what it can fetch
 /// in parallel; later ones would be evicted before they are read).
 const PREFETCHED: usize = 16;
-/// Restarts of one refill after racing compaction before giving up.
-const MAX_RESTARTS: usize = 1000;
 
 /// One key-value pair, borrowed in place from a mapped segment the cursor
 /// holds: valid until the cursor moves.
@@ -318,7 +316,8 @@ impl Cursor {
         payloads: &mut Vec<u64>,
     ) -> Result<()> {
         let seq = self.seq();
-        for _ in 0..MAX_RESTARTS {
+        let mut restarts = crate::mvcc::Restarts::default();
+        while restarts.again() {
             self.pins.clear();
             self.ahead.clear();
             self.ahead.reserve(self.chunk);

@@ -21,9 +21,6 @@ use crate::mvcc::Relocations;
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 
-/// How many times a read restarts after racing compaction before it gives up.
-const MAX_RESTARTS: usize = 1000;
-
 /// A value read in place from a mapped segment: derefs to the bytes without
 /// copying. It keeps its segment mapped (even if compaction replaces it)
 /// until dropped.
@@ -220,7 +217,8 @@ pub(crate) fn get_pinned(
     seq: Option<u64>,
 ) -> Result<Option<PinnedValue>> {
     let verify = shared.options.verify_checksums;
-    for _ in 0..MAX_RESTARTS {
+    let mut restarts = crate::mvcc::Restarts::default();
+    while restarts.again() {
         let seq = seq.unwrap_or_else(|| shared.visible());
         let guard = epoch::pin();
         let table = shared.segments.load();

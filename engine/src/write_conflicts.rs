@@ -20,9 +20,6 @@ use crate::read::TableResolver;
 use crate::segment::SegmentTable;
 use crate::shared::Shared;
 
-/// How many times a lookup restarts after racing compaction before it gives up.
-const MAX_RESTARTS: usize = 1000;
-
 /// A key whose writers a transaction must not have missed: a conflict is
 /// any version of `key` in `keyspace` with a sequence number above
 /// `since_seq`.
@@ -66,7 +63,8 @@ pub(crate) fn check(shared: &Shared, watched: &[WatchedKey<'_>]) -> Result<()> {
 /// The sequence number of the newest version (put or delete) of `key`, or
 /// `None` if the index holds no version of it.
 pub(crate) fn newest_seq(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<Option<u64>> {
-    for _ in 0..MAX_RESTARTS {
+    let mut restarts = crate::mvcc::Restarts::default();
+    while restarts.again() {
         let guard = epoch::pin();
         let table = shared.segments.load();
         let resolver = TableResolver::new(&table);

@@ -15,6 +15,8 @@
 
 mod registry;
 mod relocation;
+mod restarts;
 
 pub use registry::{SnapshotRegistry, SnapshotSet};
 pub use relocation::{Relocation, Relocations};
+pub(crate) use restarts::Restarts;

@@ -1,0 +1,77 @@
+//! How a lock-free reader retries after racing compaction.
+//!
+//! A read that loaded the segment table before compaction installed its
+//! output, and then met an index entry already pointing into it (or a
+//! record already moved), starts over: the next attempt sees the new state.
+//! Attempts normally succeed at once, but on a machine whose cores are all
+//! busy, the installing thread can lose its core in the middle of an
+//! install for milliseconds, and a reader spinning meanwhile used to give
+//! up after a fixed count of quick attempts ("kept racing compaction",
+//! seen under load in `engine/tests/concurrency.rs`). [`Restarts`] retries
+//! at once a few times, then yields its core to let the installer finish,
+//! then sleeps a little between attempts, and gives up only after
+//! [`GIVE_UP_AFTER`] of failed attempts: long enough for any install, short
+//! enough to surface a read that can never succeed (a keyspace dropped
+//! under it).
+
+use std::time::{Duration, Instant};
+
+/// Attempts made at once, before any wait.
+const QUICK: u32 = 64;
+/// Attempts after which a wait is a short sleep rather than a yield.
+const YIELDING: u32 = 1024;
+/// The sleep between late attempts.
+const PAUSE: Duration = Duration::from_micros(100);
+/// How long attempts go on failing before the read gives up.
+pub(crate) const GIVE_UP_AFTER: Duration = Duration::from_secs(2);
+
+/// The attempts of one read; see the module documentation.
+#[derive(Debug, Default)]
+pub(crate) struct Restarts {
+    attempts: u32,
+    slow_since: Option<Instant>,
+}
+
+impl Restarts {
+    /// Whether to make another attempt (the first always), after waiting
+    /// as the attempts so far call for.
+    #[inline]
+    pub(crate) fn again(&mut self) -> bool {
+        self.attempts = self.attempts.saturating_add(1);
+        if self.attempts <= QUICK {
+            return true;
+        }
+        let since = *self.slow_since.get_or_insert_with(Instant::now);
+        if since.elapsed() > GIVE_UP_AFTER {
+            return false;
+        }
+        match self.attempts <= YIELDING {
+            true => std::thread::yield_now(),
+            false => std::thread::sleep(PAUSE),
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first attempts go at once; a read that never succeeds gives up
+    /// after about [`GIVE_UP_AFTER`], not at once and not never.
+    #[test]
+    fn quick_attempts_then_waits_then_gives_up() {
+        let mut restarts = Restarts::default();
+        let start = Instant::now();
+        for _ in 0..QUICK {
+            assert!(restarts.again());
+        }
+        assert!(start.elapsed() < GIVE_UP_AFTER / 2);
+        let mut attempts = QUICK;
+        while restarts.again() {
+            attempts += 1;
+        }
+        assert!(start.elapsed() >= GIVE_UP_AFTER);
+        assert!(attempts > YIELDING, "{attempts}");
+    }
+}
