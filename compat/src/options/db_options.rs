@@ -357,7 +357,10 @@ impl Options {
         self.set_merge_operator_associative(name, merge_fn);
     }
 
-    /// Sets a compaction filter, called on entries as they are compacted.
+    /// Sets a compaction filter, called on entries as they are compacted
+    /// (in AlexDB, on every live entry of the column family by each
+    /// `compact_range`, and by a background pass after enough writes: see
+    /// the README's "What differs").
     pub fn set_compaction_filter<F>(&mut self, name: impl CStrLike, filter_fn: F)
     where
         F: CompactionFilterFn + Send + 'static,
@@ -370,7 +373,8 @@ impl Options {
     }
 
     /// Sets a compaction filter factory: each compaction run (in AlexDB,
-    /// each `compact_range`) asks it for a fresh filter. A compaction
+    /// each `compact_range` and each background pass) asks it for a fresh
+    /// filter. A compaction
     /// filter set with `set_compaction_filter` takes precedence, as in
     /// RocksDB.
     pub fn set_compaction_filter_factory<F>(&mut self, factory: F)
