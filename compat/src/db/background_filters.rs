@@ -51,10 +51,11 @@ impl Default for Trigger {
 /// What the database and its background thread share.
 #[derive(Debug, Default)]
 struct Signal {
-    /// The trigger, and whether the thread must stop.
-    state: Mutex<(Trigger, bool)>,
+    /// When to run a pass (the lock the thread waits under).
+    trigger: Mutex<Trigger>,
     wake: Condvar,
-    /// Set with the stop flag, read by a pass under way.
+    /// Whether the thread must stop: read while waiting (under the lock)
+    /// and by a pass under way.
     stopping: AtomicBool,
 }
 
@@ -62,27 +63,33 @@ impl Signal {
     /// Waits one poll interval (less if woken); the trigger, or `None`
     /// once told to stop.
     fn wait(&self) -> Option<Trigger> {
-        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if state.1 {
+        let trigger = self.trigger.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.stopped() {
             return None;
         }
-        let poll = state.0.poll;
-        let (state, _) = self
+        let poll = trigger.poll;
+        let (trigger, _) = self
             .wake
-            .wait_timeout(state, poll)
+            .wait_timeout(trigger, poll)
             .unwrap_or_else(PoisonError::into_inner);
-        (!state.1).then_some(state.0)
+        (!self.stopped()).then_some(*trigger)
     }
 
+    fn stopped(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+
+    /// Tells the thread to stop. The flag is set before the lock is taken,
+    /// so a thread about to wait sees it, and one waiting is woken.
     fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
-        self.state.lock().unwrap_or_else(PoisonError::into_inner).1 = true;
+        let _waiting = self.trigger.lock().unwrap_or_else(PoisonError::into_inner);
         self.wake.notify_all();
     }
 
     #[cfg(test)]
     fn set_trigger(&self, trigger: Trigger) {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner).0 = trigger;
+        *self.trigger.lock().unwrap_or_else(PoisonError::into_inner) = trigger;
         self.wake.notify_all();
     }
 }
@@ -135,8 +142,7 @@ fn run(core: Weak<Core>, signal: Arc<Signal>, mut last: Mark) {
             continue;
         }
         core.log("AlexDB: automatic compaction: compaction filters and TTL");
-        let stopping = || signal.stopping.load(Ordering::Acquire);
-        if let Err(e) = core.run_compaction_filters(PassKind::Automatic, &stopping) {
+        if let Err(e) = core.run_compaction_filters(PassKind::Automatic, &|| signal.stopped()) {
             core.log(&format!("AlexDB: compaction filters failed: {e}"));
         }
         last = Mark::now(&core);
