@@ -32,10 +32,13 @@ pub(crate) use held::HeldDeletes;
 pub(crate) use plan::{Plan, plan, plan_key_order};
 pub(crate) use rewrite::{Rewritten, prune_relocations, rewrite};
 
-/// Runs compaction passes until no segment passes `dead_ratio`, then
-/// key-ordering passes until no sealed segment is left in log order and no
-/// runs are due to merge (see [`plan_key_order`]). Returns how many
-/// compactions ran.
+/// Runs compaction passes until no segment passes `dead_ratio`, then one
+/// key-ordering pass, and again, until no sealed segment is left in log
+/// order and no runs are due to merge (see [`plan_key_order`]). Space comes
+/// first: a key-ordering pass can take seconds, and the dead bytes that
+/// writers made meanwhile are reclaimed before the next one, so a writer
+/// that keeps overwriting does not leave them waiting behind every pass of
+/// a backlog. Returns how many compactions ran.
 pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
     let mut book = shared
         .compaction_lock
@@ -45,46 +48,51 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
     prune_relocations(shared);
     apply_ranges::apply_range_tombstones(shared);
     let mut runs = 0;
+    // Segments this call wrote or retired: none is planned again by it.
     let mut done = Vec::new();
-    let mut outputs = Vec::new();
-    while let Some(Plan { inputs }) = plan(shared, &book, dead_ratio, &done, |_, _| true) {
-        done.extend(inputs.iter().map(|s| s.id()));
-        let rewritten = rewrite_into(shared, &mut book, inputs)?;
-        done.extend(rewritten.output);
-        outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
-        runs += 1;
+    loop {
+        let mut outputs = Vec::new();
+        while let Some(Plan { inputs }) = plan(shared, &book, dead_ratio, &done, |_, _| true) {
+            done.extend(inputs.iter().map(|s| s.id()));
+            let rewritten = rewrite_into(shared, &mut book, inputs)?;
+            done.extend(rewritten.output);
+            outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
+            runs += 1;
+        }
+        runs += sweep_kept_deletes(shared, &mut book, &outputs)?;
+        match key_order_pass(shared, &mut book)? {
+            Some(output) => {
+                done.extend(output);
+                runs += 1;
+            }
+            None => break,
+        }
     }
-    runs += sweep_kept_deletes(shared, &mut book, &outputs)?;
-    runs += put_in_key_order(shared, &mut book)?;
     if runs > 0 {
         crate::index_save::forget_if_stale(shared);
     }
     Ok(runs)
 }
 
-/// Rewrites sealed log segments into key-ordered runs and merges runs of
-/// like size, as [`plan_key_order`] plans, unless
-/// `Options::key_order_run_bytes` is 0. Returns the passes run.
-fn put_in_key_order(shared: &Shared, book: &mut HeldDeletes) -> Result<u64> {
+/// Runs one pass that puts sealed log segments in key order or merges runs
+/// of like size, as [`plan_key_order`] plans, unless
+/// `Options::key_order_run_bytes` is 0 or the database is closing. Returns
+/// the pass's output, `None` when no pass ran.
+fn key_order_pass(shared: &Shared, book: &mut HeldDeletes) -> Result<Option<Option<u32>>> {
     let run_bytes = shared.options.key_order_run_bytes;
-    if run_bytes == 0 {
-        return Ok(0);
+    if run_bytes == 0 || shutting_down(shared) {
+        // A close does not wait for key order; the next open resumes.
+        return Ok(None);
     }
-    let mut runs = 0;
-    // Each pass retires its inputs, so every plan has fewer log segments
-    // or fewer runs than the last (until writers seal more).
-    while let Some(Plan { inputs }) = plan_key_order(shared, run_bytes) {
-        if shutting_down(shared) {
-            break; // the next open resumes; a close does not wait for it
-        }
-        rewrite_into(shared, book, inputs)?;
-        shared
-            .counters
-            .key_order_passes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        runs += 1;
-    }
-    Ok(runs)
+    let Some(Plan { inputs }) = plan_key_order(shared, run_bytes) else {
+        return Ok(None);
+    };
+    let rewritten = rewrite_into(shared, book, inputs)?;
+    shared
+        .counters
+        .key_order_passes
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(Some(rewritten.output))
 }
 
 /// Rewrites `inputs` (see [`rewrite`]) and enters in `book` the deletes
