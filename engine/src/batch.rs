@@ -184,6 +184,11 @@ impl WriteBatch {
         self.ops.is_empty()
     }
 
+    /// Bytes of the keys, values and operands held.
+    pub(crate) fn payload_bytes(&self) -> usize {
+        self.data.len()
+    }
+
     /// Removes every operation.
     pub fn clear(&mut self) {
         self.ops.clear();

@@ -488,6 +488,9 @@ impl Db {
         let mut req = lock.lock().unwrap_or_else(|e| e.into_inner());
         req.paused = !enabled;
         req.pending |= enabled;
+        if !enabled {
+            shared.write_throttle.set(false);
+        }
         cvar.notify_one();
     }
 
@@ -509,6 +512,16 @@ impl Db {
                 );
                 Ok(0)
             }
+        }
+    }
+
+    /// The rate writes are held to now because compaction is behind, in
+    /// bytes per second (see `Options::write_slowdown_debt_bytes`); 0 while
+    /// they run freely.
+    pub fn delayed_write_rate(&self) -> u64 {
+        match self.shared().write_throttle.is_slowed() {
+            true => crate::write_throttle::SLOWED_BYTES_PER_SEC,
+            false => 0,
         }
     }
 
@@ -625,6 +638,7 @@ impl Db {
                 .count() as u64,
             bytes_reclaimed: s.counters.bytes_reclaimed.load(Ordering::Relaxed),
             compaction_errors: s.counters.compaction_errors.load(Ordering::Relaxed),
+            slowed_write_sleeps: s.write_throttle.sleeps(),
             snapshots_open: s.snapshots.open_count() as u64,
             oldest_snapshot_age: s.snapshots.oldest_age(),
             relocated_versions: s.relocations.load().len() as u64,
@@ -798,6 +812,7 @@ fn build_shared(
         },
         checkpoint_mark: Mutex::new(r.checkpoint),
         _lock_file: lock,
+        write_throttle: Default::default(),
         read_only,
         dir,
         options,

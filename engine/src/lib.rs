@@ -57,6 +57,7 @@ pub mod stats;
 mod write_conflicts;
 mod write_group;
 mod write_queue;
+mod write_throttle;
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;

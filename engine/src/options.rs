@@ -40,6 +40,13 @@ pub struct Options {
     /// log segments in log order until their dead bytes call for compaction.
     /// Default: 128 MiB.
     pub key_order_run_bytes: u64,
+    /// Writes are slowed down (held to 16 MiB/s, RocksDB's delayed write
+    /// rate) while the dead bytes due for reclaiming exceed the larger of
+    /// this and half the live bytes, so that a writer that overwrites or
+    /// deletes faster than compaction reclaims cannot fill the disk with
+    /// dead data. Only while the background compaction thread is working
+    /// off that debt; never stopped. 0 never slows writes. Default: 256 MiB.
+    pub write_slowdown_debt_bytes: u64,
     /// Run compaction on a background thread whenever a segment is sealed.
     /// Default: `true`. With `false`, only [`crate::Db::compact`] compacts.
     pub background_compaction: bool,
@@ -57,6 +64,7 @@ impl Default for Options {
             segment_bytes: 32 << 20,
             compaction_dead_ratio: 0.5,
             key_order_run_bytes: 128 << 20,
+            write_slowdown_debt_bytes: 256 << 20,
             background_compaction: true,
             verify_checksums: true,
             file_system: Arc::new(StdFileSystem),
@@ -72,6 +80,7 @@ impl fmt::Debug for Options {
             .field("segment_bytes", &self.segment_bytes)
             .field("compaction_dead_ratio", &self.compaction_dead_ratio)
             .field("key_order_run_bytes", &self.key_order_run_bytes)
+            .field("write_slowdown_debt_bytes", &self.write_slowdown_debt_bytes)
             .field("background_compaction", &self.background_compaction)
             .field("verify_checksums", &self.verify_checksums)
             .finish_non_exhaustive()

@@ -63,6 +63,8 @@ pub(crate) struct Shared {
     pub _lock_file: Option<crate::dir_lock::DirLock>,
     /// Opened read-only (see `follower.rs`): every write is refused.
     pub read_only: bool,
+    /// Slows writers down while compaction is behind (see `write_throttle.rs`).
+    pub write_throttle: crate::write_throttle::WriteThrottle,
 }
 
 /// What the compaction thread has been asked to do.

@@ -38,6 +38,9 @@ pub struct Stats {
     pub bytes_reclaimed: u64,
     /// Compaction passes that failed since open.
     pub compaction_errors: u64,
+    /// Sleeps writers took since open because compaction was behind (see
+    /// `Options::write_slowdown_debt_bytes`).
+    pub slowed_write_sleeps: u64,
     /// Open snapshots (iterators included).
     pub snapshots_open: u64,
     /// Age of the oldest open snapshot.

@@ -68,6 +68,9 @@ pub(crate) fn submit(
     watched: &[WatchedKey<'_>],
     sync: bool,
 ) -> Result<()> {
+    shared
+        .write_throttle
+        .pace(batch.ops().len(), batch.payload_bytes());
     let mut state = lock(&shared.write_queue.state);
     if !state.leading && state.waiting.is_empty() {
         state.leading = true;

@@ -289,6 +289,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
                 self.family_share(cf, stats.live_bytes())?
             }
             "rocksdb.num-snapshots" => stats.snapshots_open,
+            "rocksdb.actual-delayed-write-rate" => engine.delayed_write_rate(),
             "rocksdb.background-errors" => stats.compaction_errors,
             "rocksdb.estimate-pending-compaction-bytes" => {
                 self.family_share(cf, stats.dead_bytes)?
@@ -310,7 +311,6 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             | "rocksdb.num-running-compactions"
             | "rocksdb.compaction-pending"
             | "rocksdb.is-write-stopped"
-            | "rocksdb.actual-delayed-write-rate"
             | "rocksdb.block-cache-capacity"
             | "rocksdb.block-cache-usage"
             | "rocksdb.block-cache-pinned-usage"

@@ -29,7 +29,7 @@ use crate::shared::Shared;
 
 pub(crate) use apply_ranges::apply_range_tombstones;
 pub(crate) use held::HeldDeletes;
-pub(crate) use plan::{Plan, plan, plan_key_order};
+pub(crate) use plan::{Plan, plan, plan_key_order, update_write_throttle};
 pub(crate) use rewrite::{Rewritten, prune_relocations, rewrite};
 
 /// Runs compaction passes until no segment passes `dead_ratio`, then one
@@ -38,29 +38,46 @@ pub(crate) use rewrite::{Rewritten, prune_relocations, rewrite};
 /// first: a key-ordering pass can take seconds, and the dead bytes that
 /// writers made meanwhile are reclaimed before the next one, so a writer
 /// that keeps overwriting does not leave them waiting behind every pass of
-/// a backlog. Returns how many compactions ran.
+/// a backlog. Writers are slowed while this works off a debt of dead bytes
+/// (see `write_throttle.rs`), never after it returns. Returns how many
+/// compactions ran.
 pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
     let mut book = shared
         .compaction_lock
         .lock()
         .unwrap_or_else(|e| e.into_inner());
+    let outcome = compact_holding(shared, &mut book, dead_ratio);
+    shared.write_throttle.set(false);
+    outcome
+}
+
+/// [`compact_while_needed`] under the compaction lock (`book` is what it
+/// guards).
+fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> Result<u64> {
     book.retain_live(&shared.segments.load());
     prune_relocations(shared);
     apply_ranges::apply_range_tombstones(shared);
     let mut runs = 0;
     // Segments this call wrote or retired: none is planned again by it.
     let mut done = Vec::new();
+    let slows_writers = dead_ratio >= 0.0 && shared.options.background_compaction;
     loop {
+        if slows_writers {
+            update_write_throttle(shared, book, dead_ratio);
+        }
         let mut outputs = Vec::new();
-        while let Some(Plan { inputs }) = plan(shared, &book, dead_ratio, &done, |_, _| true) {
+        while let Some(Plan { inputs }) = plan(shared, book, dead_ratio, &done, |_, _| true) {
             done.extend(inputs.iter().map(|s| s.id()));
-            let rewritten = rewrite_into(shared, &mut book, inputs)?;
+            let rewritten = rewrite_into(shared, book, inputs)?;
             done.extend(rewritten.output);
             outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
             runs += 1;
+            if slows_writers {
+                update_write_throttle(shared, book, dead_ratio);
+            }
         }
-        runs += sweep_kept_deletes(shared, &mut book, &outputs)?;
-        match key_order_pass(shared, &mut book)? {
+        runs += sweep_kept_deletes(shared, book, &outputs)?;
+        match key_order_pass(shared, book)? {
             Some(output) => {
                 done.extend(output);
                 runs += 1;

@@ -28,28 +28,9 @@ pub(crate) fn plan(
     exclude: &[u32],
     eligible: impl Fn(&Segment, f64) -> bool,
 ) -> Option<Plan> {
-    // Read the active segment and the table together under the writer lock:
-    // a rotation in between would make the new active segment look sealed,
-    // and compacting a segment the writer still appends to loses the records
-    // appended after the scan.
-    let (active, table) = {
-        let writer = shared.lock_writer();
-        (writer.active.id(), shared.segments.load_full())
-    };
-    let oldest_snapshot = shared.snapshots.oldest_seq();
-    let due_holder = match dead_ratio < 0.0 {
-        true => None,
-        false => book.due_holder(&table, live_keys(shared)),
-    };
-    let weigh = |s: &Segment| match due_holder == Some(s.id()) && s.dead_bytes() > 0 {
-        true => f64::INFINITY,
-        false => fraction_of(book.reclaimable(s, &table, oldest_snapshot), s),
-    };
-    let mut candidates: Vec<(f64, Arc<Segment>)> = table
-        .iter()
-        .filter(|s| s.id() != active && !exclude.contains(&s.id()))
-        .map(|s| (weigh(s), s.clone()))
-        .filter(|(f, s)| *f > dead_ratio && eligible(s, *f))
+    let mut candidates: Vec<(f64, Arc<Segment>)> = weighed_sealed(shared, book, dead_ratio)
+        .into_iter()
+        .filter(|(f, s)| *f > dead_ratio && !exclude.contains(&s.id()) && eligible(s, *f))
         .collect();
     let oldest_first = dead_ratio < 0.0;
     match oldest_first {
@@ -73,6 +54,58 @@ pub(crate) fn plan(
         inputs.push(s);
     }
     (!inputs.is_empty()).then_some(Plan { inputs })
+}
+
+/// Every sealed segment, with the fraction of it a rewrite would reclaim
+/// now (see [`plan`]): infinite for the segment holding the most deletes
+/// kept for it, once those are due (never when `dead_ratio` is negative).
+fn weighed_sealed(
+    shared: &Shared,
+    book: &HeldDeletes,
+    dead_ratio: f64,
+) -> Vec<(f64, Arc<Segment>)> {
+    // Read the active segment and the table together under the writer lock:
+    // a rotation in between would make the new active segment look sealed,
+    // and compacting a segment the writer still appends to loses the records
+    // appended after the scan.
+    let (active, table) = {
+        let writer = shared.lock_writer();
+        (writer.active.id(), shared.segments.load_full())
+    };
+    let oldest_snapshot = shared.snapshots.oldest_seq();
+    let due_holder = match dead_ratio < 0.0 {
+        true => None,
+        false => book.due_holder(&table, live_keys(shared)),
+    };
+    let weigh = |s: &Segment| match due_holder == Some(s.id()) && s.dead_bytes() > 0 {
+        true => f64::INFINITY,
+        false => fraction_of(book.reclaimable(s, &table, oldest_snapshot), s),
+    };
+    table
+        .iter()
+        .filter(|s| s.id() != active)
+        .map(|s| (weigh(s), s.clone()))
+        .collect()
+}
+
+/// Slows writes down while the dead bytes due for reclaiming (in sealed
+/// segments past `dead_ratio`, weighed as [`plan`] weighs them) exceed the
+/// limit [`crate::write_throttle::slowdown_limit`] sets, and lets them run
+/// again once they do not (see `write_throttle.rs`).
+pub(crate) fn update_write_throttle(shared: &Shared, book: &HeldDeletes, dead_ratio: f64) {
+    let table = shared.segments.load_full();
+    let live: u64 = table.iter().map(|s| live_bytes(s)).sum();
+    let limit =
+        crate::write_throttle::slowdown_limit(shared.options.write_slowdown_debt_bytes, live);
+    let slowed = limit.is_some_and(|limit| {
+        let due: u64 = weighed_sealed(shared, book, dead_ratio)
+            .iter()
+            .filter(|(f, _)| *f > dead_ratio)
+            .map(|(f, s)| (f.min(1.0) * s.data_bytes() as f64) as u64)
+            .sum();
+        due > limit
+    });
+    shared.write_throttle.set(slowed);
 }
 
 /// Picks a key-ordering pass (see "Key order of compacted segments" in
@@ -271,6 +304,80 @@ mod tests {
         for (k, v) in &model {
             assert_eq!(db.get(KeyspaceId(0), k).unwrap().as_deref(), Some(&v[..]));
         }
+    }
+
+    /// Whether writes are slowed after the throttle weighs the dead bytes.
+    fn slowed_after_update(shared: &Shared) -> bool {
+        let book = shared.compaction_lock.lock().unwrap();
+        super::update_write_throttle(shared, &book, shared.options.compaction_dead_ratio);
+        shared.write_throttle.is_slowed()
+    }
+
+    /// A database compacted only when the test asks, with 16 KiB segments
+    /// and `write_slowdown_debt_bytes` set to `limit`.
+    fn open_with_debt_limit(dir: &std::path::Path, limit: u64) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            write_slowdown_debt_bytes: limit,
+            ..Options::default()
+        };
+        Db::open(dir, options).unwrap()
+    }
+
+    /// Overwrites 3,000 keys of 40-byte values once more, in batches.
+    fn overwrite_all(db: &Db, value: u8) {
+        for chunk in (0..3_000u64).collect::<Vec<_>>().chunks(500) {
+            let mut batch = crate::WriteBatch::new();
+            for &i in chunk {
+                let key = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+                batch.put(KeyspaceId(0), &key, &[value; 40]);
+            }
+            db.write(&batch, &WriteOptions::default()).unwrap();
+        }
+    }
+
+    /// Dead bytes due for reclaiming past the limit slow writes down until
+    /// compaction has worked them off: versions a snapshot still reads count
+    /// until compaction has moved them aside, their copies do not. Nothing
+    /// is slowed with a limit of 0.
+    #[test]
+    fn writes_are_slowed_while_reclaimable_dead_bytes_exceed_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open_with_debt_limit(dir.path(), 64 << 10);
+        let shared = db.shared();
+        overwrite_all(&db, 1);
+        let snapshot = db.snapshot();
+        overwrite_all(&db, 2);
+        assert!(
+            !shared.write_throttle.is_slowed(),
+            "not before it is weighed"
+        );
+        assert!(slowed_after_update(&shared));
+        let sleeps = db.stats().slowed_write_sleeps;
+        overwrite_all(&db, 3);
+        assert!(
+            db.stats().slowed_write_sleeps > sleeps,
+            "a slowed write slept"
+        );
+        compact_while_needed(&shared, shared.options.compaction_dead_ratio).unwrap();
+        assert!(
+            !shared.write_throttle.is_slowed(),
+            "lifted when compaction ends"
+        );
+        assert!(!slowed_after_update(&shared), "worked off: no debt left");
+        let key = 7u64.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+        let held = snapshot.get(KeyspaceId(0), &key).unwrap();
+        assert_eq!(held.as_deref(), Some(&[1; 40][..]));
+        drop(snapshot);
+        overwrite_all(&db, 4);
+        overwrite_all(&db, 5);
+        assert!(slowed_after_update(&shared));
+        let dir = tempfile::tempdir().unwrap();
+        let db = open_with_debt_limit(dir.path(), 0);
+        overwrite_all(&db, 6);
+        overwrite_all(&db, 7);
+        assert!(!slowed_after_update(&db.shared()), "0 never slows writes");
     }
 
     /// With `key_order_run_bytes` 0, log segments stay as they are until
