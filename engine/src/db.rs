@@ -341,7 +341,7 @@ impl Db {
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
-        write_queue::submit(&self.shared(), batch, &[], opts.sync)
+        write_queue::submit(&self.shared(), batch, &[], opts)
     }
 
     /// Applies `batch` atomically, as [`Self::write`] does, unless one of
@@ -358,7 +358,7 @@ impl Db {
         opts: &WriteOptions,
         watched: &[WatchedKey<'_>],
     ) -> Result<()> {
-        write_queue::submit(&self.shared(), batch, watched, opts.sync)
+        write_queue::submit(&self.shared(), batch, watched, opts)
     }
 
     /// Fails with [`Error::Conflict`] if one of the `watched` keys has a

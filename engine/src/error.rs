@@ -96,6 +96,10 @@ pub enum Error {
         /// The oldest sequence number the log still holds after it.
         oldest: u64,
     },
+    /// A write made with `WriteOptions::no_slowdown` while writes are slowed
+    /// (compaction is behind); nothing was written.
+    #[error("write stall: writes are slowed while compaction catches up")]
+    WriteStall,
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -108,11 +108,19 @@ impl Options {
 pub struct WriteOptions {
     /// Flush to stable storage before acknowledging. Default: `false`.
     pub sync: bool,
+    /// Fail with [`crate::Error::WriteStall`], writing nothing, instead of
+    /// sleeping while writes are slowed (see
+    /// [`Options::write_slowdown_debt_bytes`]), as RocksDB's `no_slowdown`
+    /// does. Default: `false`.
+    pub no_slowdown: bool,
 }
 
 impl WriteOptions {
     /// Options for a write that is flushed to stable storage before returning.
     pub fn synced() -> Self {
-        WriteOptions { sync: true }
+        WriteOptions {
+            sync: true,
+            ..WriteOptions::default()
+        }
     }
 }

@@ -19,6 +19,7 @@ use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::keyspace::KeyspaceId;
 use crate::log_writer;
+use crate::options::WriteOptions;
 use crate::shared::Shared;
 use crate::write_conflicts::WatchedKey;
 use crate::write_group::{self, Member};
@@ -66,11 +67,12 @@ pub(crate) fn submit(
     shared: &Shared,
     batch: &WriteBatch,
     watched: &[WatchedKey<'_>],
-    sync: bool,
+    opts: &WriteOptions,
 ) -> Result<()> {
     shared
         .write_throttle
-        .pace(batch.ops().len(), batch.payload_bytes());
+        .pace(batch.ops().len(), batch.payload_bytes(), opts.no_slowdown)?;
+    let sync = opts.sync;
     let mut state = lock(&shared.write_queue.state);
     if !state.leading && state.waiting.is_empty() {
         state.leading = true;

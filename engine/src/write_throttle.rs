@@ -20,6 +20,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::error::{Error, Result};
+
 /// The rate a slowed writer is held to: RocksDB's default delayed write
 /// rate.
 pub(crate) const SLOWED_BYTES_PER_SEC: u64 = 16 << 20;
@@ -59,16 +61,20 @@ impl WriteThrottle {
 
     /// Called by a writer before it writes `ops` operations of
     /// `payload_bytes` keys and values: sleeps for them while writes are
-    /// slowed.
-    pub fn pace(&self, ops: usize, payload_bytes: usize) {
+    /// slowed, or fails with [`Error::WriteStall`] if it asked for
+    /// `no_slowdown`.
+    pub fn pace(&self, ops: usize, payload_bytes: usize, no_slowdown: bool) -> Result<()> {
         if !self.is_slowed() {
-            return;
+            return Ok(());
+        }
+        if no_slowdown {
+            return Err(Error::WriteStall);
         }
         let bytes = payload_bytes as u64 + ops as u64 * RECORD_OVERHEAD;
         let nanos = bytes.saturating_mul(1_000_000_000) / SLOWED_BYTES_PER_SEC;
         let owed = self.owed_nanos.fetch_add(nanos, Ordering::Relaxed) + nanos;
         if owed < SHORTEST_SLEEP.as_nanos() as u64 {
-            return;
+            return Ok(());
         }
         // This write pays for everything owed so far.
         let taken = self.owed_nanos.swap(0, Ordering::Relaxed);
@@ -76,6 +82,7 @@ impl WriteThrottle {
             self.sleeps.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(Duration::from_nanos(taken));
         }
+        Ok(())
     }
 }
 
@@ -95,7 +102,7 @@ mod tests {
     #[test]
     fn writes_run_freely_unless_slowed() {
         let throttle = WriteThrottle::default();
-        throttle.pace(1_000, 1 << 20);
+        throttle.pace(1_000, 1 << 20, true).unwrap();
         assert_eq!(throttle.sleeps(), 0);
     }
 
@@ -106,18 +113,26 @@ mod tests {
         let throttle = WriteThrottle::default();
         throttle.set(true);
         let start = Instant::now();
-        throttle.pace(1, (1 << 20) - RECORD_OVERHEAD as usize);
+        throttle
+            .pace(1, (1 << 20) - RECORD_OVERHEAD as usize, false)
+            .unwrap();
         assert!(start.elapsed() >= Duration::from_micros(62_500));
         assert_eq!(throttle.sleeps(), 1);
 
         let start = Instant::now();
         let one = (1 << 20) / 1_000 - RECORD_OVERHEAD as usize;
         for _ in 0..1_000 {
-            throttle.pace(1, one);
+            throttle.pace(1, one, false).unwrap();
         }
         assert!(start.elapsed() >= Duration::from_millis(60));
         let sleeps = throttle.sleeps() - 1;
         assert!((50..=70).contains(&sleeps), "{sleeps} sleeps");
+        assert!(matches!(throttle.pace(1, 10, true), Err(Error::WriteStall)));
+        assert_eq!(
+            throttle.sleeps() - 1,
+            sleeps,
+            "a no_slowdown write does not sleep"
+        );
     }
 
     #[test]

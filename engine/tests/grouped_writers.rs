@@ -54,6 +54,7 @@ fn batch(ks: KeyspaceId, thread: u64, n: u64) -> (WriteBatch, WriteOptions) {
     b.merge(ks, b"counter", &1u64.to_le_bytes());
     let opts = WriteOptions {
         sync: n.is_multiple_of(3),
+        ..WriteOptions::default()
     };
     (b, opts)
 }

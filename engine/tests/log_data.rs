@@ -120,8 +120,7 @@ fn a_damaged_log_data_record_is_corruption() {
         let db = common::open(dir.path());
         let ks = db.keyspace("default").unwrap();
         write_log_data(&db, ks);
-        db.put(ks, b"after", b"x", &WriteOptions { sync: true })
-            .unwrap();
+        db.put(ks, b"after", b"x", &WriteOptions::synced()).unwrap();
     }
     let seg = only_segment(dir.path());
     let mut bytes = fs::read(&seg).unwrap();

@@ -661,6 +661,7 @@ impl Core {
         }
         let engine_opts = alexdb_engine::WriteOptions {
             sync: writeopts.sync(),
+            no_slowdown: writeopts.no_slowdown(),
         };
         let started = self.clock();
         self.engine

@@ -75,6 +75,8 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         }
         // RocksDB's write conflict is a bare `Status::Busy()`.
         EngineError::Conflict { .. } => Error::busy(""),
+        // RocksDB's `Status::Incomplete("Write stall")`.
+        EngineError::WriteStall => Error::incomplete("Write stall"),
         EngineError::HistoryGone { .. } => {
             Error::not_found(format_args!("Gap in sequence numbers ({error})"))
         }
@@ -103,5 +105,20 @@ pub(crate) trait IntoRocks<T> {
 impl<T> IntoRocks<T> for Result<T, EngineError> {
     fn rocks(self) -> Result<T, Error> {
         self.map_err(from_engine)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    /// A write made with `no_slowdown` while writes are slowed fails as
+    /// RocksDB's does: `Status::Incomplete("Write stall")`.
+    #[test]
+    fn a_refused_slow_write_is_rocksdbs_write_stall() {
+        let error = from_engine(EngineError::WriteStall);
+        assert_eq!(error.kind(), ErrorKind::Incomplete);
+        assert_eq!(error.to_string(), "Result incomplete: Write stall");
     }
 }

@@ -13,6 +13,7 @@ pub struct WriteOptions {
     sync: bool,
     disable_wal: bool,
     ignore_missing_column_families: bool,
+    no_slowdown: bool,
 }
 
 impl WriteOptions {
@@ -43,9 +44,14 @@ impl WriteOptions {
         self.ignore_missing_column_families = ignore;
     }
 
-    /// Accepted for compatibility; AlexDB never slows writes down, so this
-    /// has no effect.
-    pub fn set_no_slowdown(&mut self, _no_slowdown: bool) {}
+    /// If true, a write that would be slowed down because compaction is
+    /// behind fails at once with `Incomplete` ("Write stall"), writing
+    /// nothing, instead of waiting.
+    ///
+    /// Default: false.
+    pub fn set_no_slowdown(&mut self, no_slowdown: bool) {
+        self.no_slowdown = no_slowdown;
+    }
 
     /// Accepted for compatibility; AlexDB does not prioritise writes, so
     /// this has no effect.
@@ -58,6 +64,11 @@ impl WriteOptions {
     /// Whether the write must be synced before returning.
     pub(crate) fn sync(&self) -> bool {
         self.sync
+    }
+
+    /// Whether a slowed write fails instead of waiting.
+    pub(crate) fn no_slowdown(&self) -> bool {
+        self.no_slowdown
     }
 
     /// Whether the write skips the write-ahead log.

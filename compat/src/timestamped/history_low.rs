@@ -43,7 +43,7 @@ pub(crate) fn raise(
         )));
     }
     engine
-        .put(ks, HISTORY_LOW_KEY, ts, &WriteOptions { sync: true })
+        .put(ks, HISTORY_LOW_KEY, ts, &WriteOptions::synced())
         .rocks()
 }
 
