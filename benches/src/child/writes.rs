@@ -2,10 +2,11 @@
 //! the next (overwrites keep the key set; `hot-range` adds keys;
 //! `delete-range` removes some).
 
-use super::{Steps, record_timed};
+use super::{Steps, record, record_timed};
 use crate::engines::Engine;
 use crate::error::Result;
 use crate::keys::uniform_order;
+use crate::measure::allocated_bytes;
 use crate::workloads::{self as w, RangePlan, Workload};
 
 /// Writer threads of `writers-4`.
@@ -33,9 +34,28 @@ impl Steps<'_> {
             engine.compact()?;
             w::scan(&mut engine, n).map(w::Timed::plain)
         })?;
+        self.flood(&mut engine)?;
         self.hot_range(&mut engine, (n / 4).min(ops).max(1))?;
         self.delete_range(&mut engine)?;
         Ok(engine)
+    }
+
+    /// `flood` and the disk it leaves, if asked and supported. Every loaded
+    /// key is live then (the workloads before it only overwrite).
+    fn flood<E: Engine>(&mut self, engine: &mut E) -> Result<()> {
+        let wanted = self.job.wants(Workload::Flood);
+        if !wanted || !E::supports(Workload::Flood) {
+            if wanted {
+                self.out.unsupported.push(Workload::Flood);
+            }
+            return Ok(());
+        }
+        let per_key = w::flood(engine, self.data).map_err(|e| e.context(Workload::Flood.name()))?;
+        self.out.figures.insert(Workload::Flood, per_key);
+        let (dir, live_bytes) = (self.dir, self.sizing.data_bytes().max(1) as f64);
+        record(&mut self.out, self.job, Workload::FloodDisk, || {
+            Ok(allocated_bytes(dir)? as f64 / live_bytes)
+        })
     }
 
     /// Runs `measure` as `workload` if asked and supported by `E` (and

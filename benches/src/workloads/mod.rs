@@ -9,12 +9,14 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 mod deletes;
+mod flood;
 mod point;
 mod shift;
 mod threads;
 mod txn;
 
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
+pub use flood::flood;
 pub use point::{get_absent, get_present, load, mixed, multi_get, scan, seek10};
 pub use shift::hot_range;
 pub use threads::{get_two_readers, get_with_writer, writers};
@@ -101,6 +103,11 @@ pub enum Workload {
     Writers4,
     /// Full ordered scan after a full compaction (after the overwrites).
     ScanCompacted,
+    /// Overwrites of 3x the keys from one writer as fast as it goes, in batches, per key.
+    Flood,
+    /// Disk right after `flood`, as a multiple of the live data.
+    #[value(skip)]
+    FloodDisk,
     /// New keys poured into one narrow key range after the load, single puts.
     HotRange,
     /// Range deletes of 10,000 consecutive keys each, per range.
@@ -130,7 +137,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 26] = [
+    pub const ALL: [Workload; 28] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -144,6 +151,8 @@ impl Workload {
         Workload::Seek10,
         Workload::Scan,
         Workload::ScanCompacted,
+        Workload::Flood,
+        Workload::FloodDisk,
         Workload::Writers1,
         Workload::Writers4,
         Workload::HotRange,
@@ -178,6 +187,8 @@ impl Workload {
             Workload::Writers1 => "writers-1",
             Workload::Writers4 => "writers-4",
             Workload::ScanCompacted => "scan-compacted",
+            Workload::Flood => "flood",
+            Workload::FloodDisk => "flood-disk",
             Workload::HotRange => "hot-range",
             Workload::DeleteRange => "delete-range",
             Workload::DeleteRange10 => "delete-range-10",
@@ -194,12 +205,12 @@ impl Workload {
     /// The unit of the figure.
     pub fn unit(self) -> Unit {
         match self {
-            Workload::Load | Workload::MultiGet => Unit::NanosPerKey,
+            Workload::Load | Workload::MultiGet | Workload::Flood => Unit::NanosPerKey,
             Workload::Reopen | Workload::DeleteHeavyReopen => Unit::Millis,
             Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
             Workload::DiskBytes | Workload::PeakRss => Unit::MiB,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
-            Workload::DeleteHeavyDisk => Unit::TimesLive,
+            Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
         }
     }
@@ -247,6 +258,16 @@ impl Workload {
                 "full ordered scan, per entry, right after a full compaction (which follows \
                  the overwrites of `mixed` and `writers-*`)"
             }
+            Workload::Flood => {
+                "after `scan-compacted`: 3 × the key count of overwrites of uniform random \
+                 loaded keys, in batches of 1,000 (no sync), from one writer as fast as it \
+                 goes (the engine's own compaction runs meanwhile; RocksDB may stall or slow \
+                 it, AlexDB slows it while compaction is behind), per key"
+            }
+            Workload::FloodDisk => {
+                "allocated disk right after `flood` (no compaction asked for) ÷ the live \
+                 data (keys × (key + value bytes))"
+            }
             Workload::HotRange => {
                 "new keys (a quarter of the key count, at most the operation count) put one \
                  by one into one narrow key range (every new key sits between two adjacent \
@@ -286,6 +307,7 @@ impl Workload {
         match self {
             Workload::Writers1 => Workload::Writers4,
             Workload::DeleteRange10 => Workload::DeleteRange,
+            Workload::FloodDisk => Workload::Flood,
             Workload::DeleteHeavyDisk
             | Workload::DeleteHeavyIndex
             | Workload::DeleteHeavyReopen => Workload::DeleteHeavy,
