@@ -45,7 +45,7 @@ pub struct Options {
     /// this and half the live bytes, so that a writer that overwrites or
     /// deletes faster than compaction reclaims cannot fill the disk with
     /// dead data. Only while the background compaction thread is working
-    /// off that debt; never stopped. 0 never slows writes. Default: 256 MiB.
+    /// off that debt; never stopped. 0 never slows writes. Default: 64 MiB.
     pub write_slowdown_debt_bytes: u64,
     /// Run compaction on a background thread whenever a segment is sealed.
     /// Default: `true`. With `false`, only [`crate::Db::compact`] compacts.
@@ -64,7 +64,7 @@ impl Default for Options {
             segment_bytes: 32 << 20,
             compaction_dead_ratio: 0.5,
             key_order_run_bytes: 128 << 20,
-            write_slowdown_debt_bytes: 256 << 20,
+            write_slowdown_debt_bytes: 64 << 20,
             background_compaction: true,
             verify_checksums: true,
             file_system: Arc::new(StdFileSystem),
