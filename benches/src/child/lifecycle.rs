@@ -12,11 +12,7 @@ use crate::workloads::{self as w, Workload};
 impl Steps<'_> {
     /// Runs `delete-heavy` if asked and supported, and closes the engine.
     pub(super) fn lifecycle<E: Engine>(&mut self, mut engine: E) -> Result<()> {
-        let wanted = self.job.wants(Workload::DeleteHeavy);
-        if !wanted || !E::supports(Workload::DeleteHeavy) {
-            if wanted {
-                self.out.unsupported.push(Workload::DeleteHeavy);
-            }
+        if !self.runs::<E>(Workload::DeleteHeavy) {
             return engine.close();
         }
         let (job, data, dir) = (self.job, self.data, self.dir);

@@ -169,6 +169,19 @@ fn check_background<E: Engine>(engine: &E, phase: &str) -> Result<()> {
     }
 }
 
+impl Steps<'_> {
+    /// Whether the job asked for `workload` and `E` runs it; one asked for
+    /// that `E` cannot run is listed as unsupported.
+    fn runs<E: Engine>(&mut self, workload: Workload) -> bool {
+        let wanted = self.job.wants(workload);
+        if wanted && !E::supports(workload) {
+            self.out.unsupported.push(workload);
+            return false;
+        }
+        wanted
+    }
+}
+
 /// Records the engine's index bytes per key of `keys` as `workload`.
 fn record_index_bytes<E: Engine>(
     out: &mut ChildOutput,

@@ -43,11 +43,7 @@ impl Steps<'_> {
     /// `flood` and the disk it leaves, if asked and supported. Every loaded
     /// key is live then (the workloads before it only overwrite).
     fn flood<E: Engine>(&mut self, engine: &mut E) -> Result<()> {
-        let wanted = self.job.wants(Workload::Flood);
-        if !wanted || !E::supports(Workload::Flood) {
-            if wanted {
-                self.out.unsupported.push(Workload::Flood);
-            }
+        if !self.runs::<E>(Workload::Flood) {
             return Ok(());
         }
         let per_key = w::flood(engine, self.data).map_err(|e| e.context(Workload::Flood.name()))?;
@@ -127,11 +123,7 @@ impl Steps<'_> {
 
     /// `delete-range` and `delete-range-10`.
     fn delete_range<E: Engine>(&mut self, engine: &mut E) -> Result<()> {
-        let wanted = self.job.wants(Workload::DeleteRange);
-        if !wanted || !E::supports(Workload::DeleteRange) {
-            if wanted {
-                self.out.unsupported.push(Workload::DeleteRange);
-            }
+        if !self.runs::<E>(Workload::DeleteRange) {
             return Ok(());
         }
         let data = self.data;
