@@ -791,9 +791,11 @@ fn build_shared(
     if !read_only {
         durable::record_open(&fs, &dir, &mut manifest, &segments, &active)?;
     }
+    let table = SegmentTable::new(segments);
+    crate::segment::map_advice::advise_if_fits(&table);
     Ok(Shared {
         fs,
-        segments: ArcSwap::from_pointee(SegmentTable::new(segments)),
+        segments: ArcSwap::from_pointee(table),
         keyspaces: ArcSwap::from_pointee(KeyspaceTable::new(r.keyspaces)),
         relocations: ArcSwap::from_pointee(Relocations::default()),
         visible_seq: AtomicU64::new(r.last_seq),

@@ -122,6 +122,7 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
     crate::durable::list_new_segment(shared, w, segment.id()).map_err(|e| shared.poison_with(e))?;
     let segment = Arc::new(segment);
     let table: SegmentTable = shared.segments.load().with(segment.clone());
+    crate::segment::map_advice::advise_if_fits(&table);
     shared.segments.store(Arc::new(table));
     w.active = segment;
     shared.request_compaction();

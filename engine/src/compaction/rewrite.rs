@@ -637,7 +637,9 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
     crate::durable::list_compaction(shared, &mut writer, ids, output.as_ref().map(|s| s.id()))?;
     if let Some(output) = output {
         let current = shared.segments.load_full();
-        shared.segments.store(Arc::new(current.with(output)));
+        let table = current.with(output);
+        crate::segment::map_advice::advise_if_fits(&table);
+        shared.segments.store(Arc::new(table));
     }
     Ok(())
 }

@@ -47,6 +47,18 @@ impl ReadOnlyMap {
     }
 }
 
+impl ReadOnlyMap {
+    /// Asks the kernel to back the map with huge pages where it can
+    /// (`MADV_HUGEPAGE`): a fault then reads a whole aligned 2 MiB of the
+    /// file into one folio. Advisory: a kernel without transparent huge
+    /// pages refuses it, and the map works as before.
+    pub fn advise_huge_pages(&self) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+    }
+}
+
 impl Deref for ReadOnlyMap {
     type Target = [u8];
 

@@ -12,6 +12,7 @@ pub mod file_scan;
 pub mod key_directory;
 pub mod key_filter;
 pub mod key_span;
+pub(crate) mod map_advice;
 pub mod scan;
 pub mod table;
 
@@ -79,6 +80,8 @@ pub struct Segment {
     obsolete: AtomicBool,
     /// Bytes below this have been handed to the kernel's writeback.
     writeback_from: AtomicU64,
+    /// Set once the map has been advised huge pages (see [`map_advice`]).
+    huge_pages_advised: AtomicBool,
 }
 
 impl Segment {
@@ -160,6 +163,7 @@ impl Segment {
             key_directory: OnceLock::new(),
             obsolete: AtomicBool::new(false),
             writeback_from: AtomicU64::new(0),
+            huge_pages_advised: AtomicBool::new(false),
         }
     }
 
@@ -201,6 +205,14 @@ impl Segment {
     pub fn bytes(&self) -> &[u8] {
         let len = (self.file_len.load(Ordering::Acquire) as usize).min(self.map.len());
         &self.map[..len]
+    }
+
+    /// Asks the kernel, once, to back the map with huge pages (see
+    /// [`map_advice`]).
+    pub(crate) fn advise_huge_pages(&self) {
+        if !self.huge_pages_advised.swap(true, Ordering::Relaxed) {
+            self.map.advise_huge_pages();
+        }
     }
 
     /// Grows the file (in [`GROW_CHUNK`] steps, up to the capacity) so that
