@@ -758,6 +758,9 @@ fn build_shared(
     let fs = options.file_system.clone();
     let next_seq = r.last_seq + 1;
     let mut segments = r.segments;
+    for s in &segments {
+        s.raise_seq_ceiling(r.last_seq);
+    }
     let next_id = AtomicU32::new(r.next_segment_id);
     let read_only = lock.is_none();
     let active = match r.active {

@@ -180,6 +180,9 @@ fn flush(
         if let Some(first) = batches.iter().find(|b| !b.records.is_empty()) {
             w.active.note_seq(first.first_seq);
         }
+        if let Some(last) = batches.iter().filter_map(|b| b.last_seq).max() {
+            w.active.raise_seq_ceiling(last);
+        }
         let written = log_writer::append_frames(shared, w, &stage.buffer);
         stage.buffer.clear();
         if let Err(e) = written {

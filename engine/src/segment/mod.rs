@@ -68,6 +68,9 @@ pub struct Segment {
     dead_bytes: AtomicU64,
     /// Smallest sequence number of any record in the segment.
     min_seq: AtomicU64,
+    /// No record in the segment has a larger sequence number (see
+    /// [`Self::seq_ceiling`]).
+    seq_ceiling: AtomicU64,
     /// Smallest and largest key of any record in the segment.
     key_span: Mutex<KeySpan>,
     /// The segment's keys, built on first use once it is sealed.
@@ -158,6 +161,7 @@ impl Segment {
             file_len: AtomicU64::new(file_len),
             dead_bytes: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
+            seq_ceiling: AtomicU64::new(0),
             key_span: Mutex::new(KeySpan::default()),
             key_filter: OnceLock::new(),
             key_directory: OnceLock::new(),
@@ -269,8 +273,25 @@ impl Segment {
         self.min_seq.load(Ordering::Relaxed)
     }
 
+    /// Records that the segment holds a record with sequence number `seq`.
     pub(crate) fn note_seq(&self, seq: u64) {
         self.min_seq.fetch_min(seq, Ordering::Relaxed);
+        self.raise_seq_ceiling(seq);
+    }
+
+    /// A bound no record's sequence number in the segment exceeds. The log
+    /// writer raises it for a group of batches before it points the index
+    /// at their records, so a reader that found a record through the index
+    /// (with `Acquire`) finds it at or above the record's. Recovered
+    /// segments get the last sequence number at open: a bound, not the
+    /// largest.
+    pub fn seq_ceiling(&self) -> u64 {
+        self.seq_ceiling.load(Ordering::Relaxed)
+    }
+
+    /// Raises [`Self::seq_ceiling`] to at least `seq`.
+    pub(crate) fn raise_seq_ceiling(&self, seq: u64) {
+        self.seq_ceiling.fetch_max(seq, Ordering::Relaxed);
     }
 
     /// The smallest and largest `(keyspace, key)` of its records, if any.
