@@ -234,7 +234,9 @@ fn decide_keys<'a>(
 /// `key` in the inputs is needed then: if it is `key`'s head, the inputs
 /// hold only versions no reader can reach; if it is another key's, `key`
 /// has no entry at all (the candidate is unconfirmed only when it is the
-/// one entry with `key`'s model key).
+/// one entry with `key`'s model key). Otherwise the candidate is confirmed
+/// by its record's key, which the decision goes on to read, instead of by a
+/// second, confirming lookup.
 fn decide_key<'a>(
     shared: &Shared,
     ks: &Arc<Keyspace>,
@@ -253,8 +255,12 @@ fn decide_key<'a>(
     {
         return Ok(());
     }
-    let Some(head) = head_of(shared, ks, key) else {
-        return Ok(());
+    let head = match holds_key(shared, candidate, key) {
+        true => candidate,
+        false => match head_of(shared, ks, key) {
+            Some(head) => head,
+            None => return Ok(()),
+        },
     };
     let newest_seq = match input_holding(inputs, head) {
         Some(segment) => {
@@ -287,6 +293,16 @@ fn decide_key<'a>(
         return Ok(());
     }
     plan_chain(shared, ks, head, inputs, set, out)
+}
+
+/// Whether the record at `loc` is `key`'s (read from its header: the
+/// decision reads the record next anyway), which confirms a candidate.
+fn holds_key(shared: &Shared, loc: Location, key: &[u8]) -> bool {
+    let table = shared.segments.load();
+    table
+        .get(loc.segment())
+        .and_then(|s| s.key_at(loc.offset()))
+        .is_some_and(|k| k == key)
 }
 
 /// Whether every record of the segment holding `loc` was written by the
