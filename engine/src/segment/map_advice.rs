@@ -45,14 +45,39 @@ fn fits_in_memory(bytes: u64, memory: u64) -> bool {
     bytes <= memory / 4
 }
 
-/// The machine's physical memory (`MemTotal`), read once; `None` where
-/// `/proc/meminfo` does not say.
+/// The memory the process may fill, read once: the machine's physical
+/// memory (`MemTotal`), or the memory limit of the process's control group
+/// if that is lower (a container's page cache is charged to it); `None`
+/// where `/proc/meminfo` does not say.
 fn physical_memory() -> Option<u64> {
     static MEMORY: OnceLock<Option<u64>> = OnceLock::new();
     *MEMORY.get_or_init(|| {
         let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-        mem_total(&info)
+        let total = mem_total(&info)?;
+        Some(
+            CGROUP_LIMITS
+                .iter()
+                .filter_map(|path| cgroup_limit(path))
+                .fold(total, u64::min),
+        )
     })
+}
+
+/// Where a control group's memory limit is read: version 2, version 1.
+const CGROUP_LIMITS: [&str; 2] = [
+    "/sys/fs/cgroup/memory.max",
+    "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+];
+
+/// The memory limit in the file at `path`: `None` if it is missing or
+/// unlimited (`max`).
+fn cgroup_limit(path: &str) -> Option<u64> {
+    parse_limit(&std::fs::read_to_string(path).ok()?)
+}
+
+/// A control group memory limit's text, in bytes (`max` is no limit).
+fn parse_limit(text: &str) -> Option<u64> {
+    text.trim().parse().ok()
 }
 
 /// The `MemTotal` line of `/proc/meminfo` text, in bytes.
@@ -73,6 +98,13 @@ mod tests {
         assert_eq!(mem_total(info), Some(24_616_400 * 1024));
         assert_eq!(mem_total("MemFree: 1 kB\n"), None);
         assert_eq!(mem_total("MemTotal: lots kB\n"), None);
+    }
+
+    #[test]
+    fn a_control_groups_limit_is_read_in_bytes() {
+        assert_eq!(parse_limit("1073741824\n"), Some(1 << 30));
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit(""), None);
     }
 
     #[test]
