@@ -9,14 +9,16 @@
 //! hypervisor a two-dimensional one. With the advice, a fault reads the
 //! whole aligned 2 MiB into one folio, mapped with one entry. Measured at
 //! 1M keys on a 2-vCPU virtual machine, after dropping the page cache:
-//! 0 → 120 MB of the segments mapped with huge pages, copying gets 600 →
-//! 570 ns (three alternating runs each).
+//! 0 → 120 MB of the segments mapped with huge pages; copying gets in the
+//! first, cold round 952–1,031 → 795–877 ns, in warm rounds 553–582 →
+//! 497–538 ns (three runs each, alternating).
 //!
 //! The cost is the size of a cold read: 2 MiB instead of 128 KiB. For a
 //! database well within memory that only fills the cache sooner; for one
 //! larger than memory, random reads would read 16 times what they use and
 //! push out the rest. So maps are advised only while the segments add up
-//! to at most a quarter of physical memory ([`fits_in_memory`]). A map
+//! to at most a quarter of physical memory, or of the control group's
+//! memory limit if that is lower ([`fits_in_memory`]). A map
 //! advised while the database was small keeps the advice once it has
 //! grown; compaction replaces such segments over time.
 
