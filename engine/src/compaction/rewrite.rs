@@ -246,21 +246,8 @@ fn decide_key<'a>(
     survivors: &Survivors,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
-    let Some(candidate) = head_candidate(shared, ks, key) else {
+    let Some(head) = head_needing_decision(shared, ks, key, inputs, set) else {
         return Ok(());
-    };
-    if set.seqs.is_empty()
-        && input_holding(inputs, candidate).is_none()
-        && written_by_capture(shared, candidate, set.visible)
-    {
-        return Ok(());
-    }
-    let head = match holds_key(shared, candidate, key) {
-        true => candidate,
-        false => match head_of(shared, ks, key) {
-            Some(head) => head,
-            None => return Ok(()),
-        },
     };
     let newest_seq = match input_holding(inputs, head) {
         Some(segment) => {
@@ -295,10 +282,37 @@ fn decide_key<'a>(
     plan_chain(shared, ks, head, inputs, set, out)
 }
 
+/// The head of `key` in `ks` right now, or `None` when nothing of `key` in
+/// the inputs can be needed: it has no index entry, or (no snapshot open)
+/// its index candidate lies outside the inputs in a segment written by the
+/// capture (see [`decide_key`]). The candidate is confirmed by its record's
+/// key, a second lookup only when that is another key's.
+fn head_needing_decision(
+    shared: &Shared,
+    ks: &Keyspace,
+    key: &[u8],
+    inputs: &[Arc<Segment>],
+    set: &SnapshotSet,
+) -> Option<Location> {
+    let table = shared.segments.load();
+    let guard = epoch::pin();
+    let resolver = TableResolver::new(&table);
+    let candidate = Location(ks.index.get_candidate(key, &resolver, &guard)?);
+    if set.seqs.is_empty()
+        && input_holding(inputs, candidate).is_none()
+        && written_by_capture(&table, candidate, set.visible)
+    {
+        return None;
+    }
+    match holds_key(&table, candidate, key) {
+        true => Some(candidate),
+        false => ks.index.get(key, &resolver, &guard).map(Location),
+    }
+}
+
 /// Whether the record at `loc` is `key`'s (read from its header: the
 /// decision reads the record next anyway), which confirms a candidate.
-fn holds_key(shared: &Shared, loc: Location, key: &[u8]) -> bool {
-    let table = shared.segments.load();
+fn holds_key(table: &SegmentTable, loc: Location, key: &[u8]) -> bool {
     table
         .get(loc.segment())
         .and_then(|s| s.key_at(loc.offset()))
@@ -309,8 +323,7 @@ fn holds_key(shared: &Shared, loc: Location, key: &[u8]) -> bool {
 /// time the snapshot set was captured with `visible` (the segment's
 /// sequence-number ceiling is at most `visible`), so the record at `loc`,
 /// whatever it is, was not written after the capture.
-fn written_by_capture(shared: &Shared, loc: Location, visible: u64) -> bool {
-    let table = shared.segments.load();
+fn written_by_capture(table: &SegmentTable, loc: Location, visible: u64) -> bool {
     table
         .get(loc.segment())
         .is_some_and(|s| s.seq_ceiling() <= visible)
@@ -456,26 +469,6 @@ pub(super) fn copy_of<'a>(
         reason,
         new: Location::NONE,
     }
-}
-
-/// Where the index points for `key` in `ks` right now, unconfirmed when
-/// that entry is the only one with `key`'s model key (see
-/// [`crate::index::AlexIndex::get_candidate`]): it may be another key's.
-fn head_candidate(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Option<Location> {
-    let guard = epoch::pin();
-    let table = shared.segments.load();
-    ks.index
-        .get_candidate(key, &TableResolver::new(&table), &guard)
-        .map(Location)
-}
-
-/// The head location of `key` in `ks` right now.
-fn head_of(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Option<Location> {
-    let guard = epoch::pin();
-    let table = shared.segments.load();
-    ks.index
-        .get(key, &TableResolver::new(&table), &guard)
-        .map(Location)
 }
 
 /// Puts the copies in the layout order of a compacted segment (see "Key
