@@ -40,7 +40,8 @@ struct Steps<'a> {
 }
 
 /// How the child warms an engine up before the timed reads (for the report).
-pub const WARM_UP: &str = "after the load and the timed reopen, each engine runs an untimed \
+pub const WARM_UP: &str = "after the load, the timed reopen and the timed wait for its background \
+compactions (`settle`), each engine runs an untimed \
 full ordered scan (where it has one) and untimed random copying gets of 10% of the operation \
 count; nothing else runs in its process. The reads run first, then the workloads that write \
 (`get-w`, `mixed`, `optimistic-txn`, `writers-*`, `scan-compacted`, `hot-range`, \
@@ -133,6 +134,7 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
         Ok(allocated_bytes(dir)? as f64 / MIB)
     })?;
     record_index_bytes(&mut out, job, &engine, Workload::IndexBytes, n)?;
+    settle(&mut out, job, &mut engine)?;
     warm_up(&mut engine, data, job.ops.min(n))?;
     reads::run(&mut engine, job, data, &mut out)?;
     let mut steps = Steps {
@@ -179,6 +181,21 @@ impl Steps<'_> {
             return false;
         }
         wanted
+    }
+}
+
+/// Waits for the engine's background compactions ([`Engine::settle`]) and
+/// records how long that took, where the engine runs any.
+fn settle<E: Engine>(out: &mut ChildOutput, job: &Job, engine: &mut E) -> Result<()> {
+    let start = Instant::now();
+    engine.settle().map_err(|e| e.context("settle"))?;
+    check_background(engine, "the wait for compactions")?;
+    match E::supports(Workload::Settle) {
+        true => record(out, job, Workload::Settle, || Ok(ms(start))),
+        false => {
+            out.unsupported.push(Workload::Settle);
+            Ok(())
+        }
     }
 }
 

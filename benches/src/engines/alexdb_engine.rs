@@ -87,6 +87,11 @@ impl Engine for AlexEngine {
         Ok(self.db.write(&batch, &WriteOptions::default())?)
     }
 
+    fn settle(&mut self) -> Result<()> {
+        self.db.wait_for_compaction()?;
+        Ok(())
+    }
+
     fn compact(&mut self) -> Result<()> {
         self.db.compact()?;
         Ok(())

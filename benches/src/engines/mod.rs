@@ -209,6 +209,13 @@ pub trait Engine: Sized {
         Err(unsupported("range delete"))
     }
 
+    /// Waits until the background work the writes so far left behind
+    /// (compactions) is done, where the engine runs any; the runner calls it
+    /// after the reopen so every engine's reads are timed on settled data.
+    fn settle(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Compacts everything now, waiting for it to finish.
     fn compact(&mut self) -> Result<()> {
         Err(unsupported("compaction"))

@@ -107,6 +107,12 @@ macro_rules! rocks_api_engine {
                 Ok(self.db.write(batch)?)
             }
 
+            fn settle(&mut self) -> $crate::error::Result<()> {
+                Ok(self
+                    .db
+                    .wait_for_compact(&$krate::WaitForCompactOptions::default())?)
+            }
+
             fn compact(&mut self) -> $crate::error::Result<()> {
                 self.db.compact_range(None::<&[u8]>, None::<&[u8]>);
                 Ok(())

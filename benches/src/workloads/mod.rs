@@ -69,6 +69,8 @@ pub enum Workload {
     Load,
     /// Close and open again after the load.
     Reopen,
+    /// Wait after the reopen for the engine's background compactions.
+    Settle,
     /// Random point get of present keys, copying the value out.
     Get,
     /// Random point get of present keys without copying.
@@ -137,7 +139,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 28] = [
+    pub const ALL: [Workload; 29] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -163,6 +165,7 @@ impl Workload {
         Workload::DeleteHeavyIndex,
         Workload::DeleteHeavyReopen,
         Workload::Reopen,
+        Workload::Settle,
         Workload::DiskBytes,
         Workload::PeakRss,
         Workload::IndexBytes,
@@ -173,6 +176,7 @@ impl Workload {
         match self {
             Workload::Load => "load",
             Workload::Reopen => "reopen",
+            Workload::Settle => "settle",
             Workload::Get => "get",
             Workload::GetPinned => "get-pinned",
             Workload::GetAbsent => "get-absent",
@@ -206,7 +210,7 @@ impl Workload {
     pub fn unit(self) -> Unit {
         match self {
             Workload::Load | Workload::MultiGet | Workload::Flood => Unit::NanosPerKey,
-            Workload::Reopen | Workload::DeleteHeavyReopen => Unit::Millis,
+            Workload::Reopen | Workload::Settle | Workload::DeleteHeavyReopen => Unit::Millis,
             Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
             Workload::DiskBytes | Workload::PeakRss => Unit::MiB,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
@@ -220,6 +224,12 @@ impl Workload {
         match self {
             Workload::Load => "bulk load in batches of 1,000 (no sync), per key",
             Workload::Reopen => "close, then open again after the load (recovery included)",
+            Workload::Settle => {
+                "after the reopen, wait until the engine's background compactions are done \
+                 (`wait_for_compact` through the RocksDB API, `wait_for_compaction` on the \
+                 engine; nothing to wait for in LMDB and SQLite), before the warm-up and \
+                 every timed read"
+            }
             Workload::Get => "random get of present keys, value copied into an owned buffer",
             Workload::GetPinned => "random get of present keys, value read in place (zero-copy)",
             Workload::GetAbsent => "get of keys never written (same distribution)",
