@@ -246,7 +246,7 @@ fn decide_key<'a>(
     survivors: &Survivors,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
-    let Some(head) = head_needing_decision(shared, ks, key, inputs, set) else {
+    let Some(head) = head_needing_decision(shared, ks, key, inputs, set)? else {
         return Ok(());
     };
     let newest_seq = match input_holding(inputs, head) {
@@ -287,27 +287,49 @@ fn decide_key<'a>(
 /// its index candidate lies outside the inputs in a segment written by the
 /// capture (see [`decide_key`]). The candidate is confirmed by its record's
 /// key, a second lookup only when that is another key's.
+///
+/// A lookup that met an entry its segment table cannot resolve (a write
+/// after the table was loaded put the key in a segment the log rotated to)
+/// is made again with a fresh table: its answer could be "no entry" for a
+/// key that has one, and the key's versions in the inputs would be dropped
+/// undecided, a version a new snapshot still reads among them.
 fn head_needing_decision(
     shared: &Shared,
     ks: &Keyspace,
     key: &[u8],
     inputs: &[Arc<Segment>],
     set: &SnapshotSet,
-) -> Option<Location> {
-    let table = shared.segments.load();
-    let guard = epoch::pin();
-    let resolver = TableResolver::new(&table);
-    let candidate = Location(ks.index.get_candidate(key, &resolver, &guard)?);
-    if set.seqs.is_empty()
-        && input_holding(inputs, candidate).is_none()
-        && written_by_capture(&table, candidate, set.visible)
-    {
-        return None;
+) -> Result<Option<Location>> {
+    let mut restarts = crate::mvcc::Restarts::default();
+    while restarts.again() {
+        let table = shared.segments.load();
+        let guard = epoch::pin();
+        let resolver = TableResolver::new(&table);
+        let candidate = ks.index.get_candidate(key, &resolver, &guard);
+        if resolver.missed() {
+            continue;
+        }
+        let Some(candidate) = candidate.map(Location) else {
+            return Ok(None);
+        };
+        if set.seqs.is_empty()
+            && input_holding(inputs, candidate).is_none()
+            && written_by_capture(&table, candidate, set.visible)
+        {
+            return Ok(None);
+        }
+        if holds_key(&table, candidate, key) {
+            return Ok(Some(candidate));
+        }
+        let head = ks.index.get(key, &resolver, &guard).map(Location);
+        if !resolver.missed() {
+            return Ok(head);
+        }
     }
-    match holds_key(&table, candidate, key) {
-        true => Some(candidate),
-        false => ks.index.get(key, &resolver, &guard).map(Location),
-    }
+    Err(Error::InvalidArgument(format!(
+        "compaction's lookup in keyspace {:?} kept racing the writer",
+        ks.name()
+    )))
 }
 
 /// Whether the record at `loc` is `key`'s (read from its header: the
