@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::Keyspace;
 use crate::location::Location;
-use crate::read::{TableResolver, Version, visible_version};
+use crate::read::{TableResolver, Version, visible_from, visible_version};
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 use crate::snapshot::SnapshotGuard;
@@ -316,6 +316,7 @@ impl Cursor {
         payloads: &mut Vec<u64>,
     ) -> Result<()> {
         let seq = self.seq();
+        let verify = shared.options.verify_checksums;
         let mut restarts = crate::mvcc::Restarts::default();
         while restarts.again() {
             self.pins.clear();
@@ -334,29 +335,40 @@ impl Cursor {
             if resolver.missed() {
                 continue;
             }
-            prefetch_records(&table, payloads);
+            if from == Bound::Unbounded {
+                // From a key, the index hinted these records as it found
+                // the start (see `index::scan`); from an end, nothing did.
+                prefetch_records(&table, payloads);
+            }
             let tombstones = self.ks.range_tombstones();
+            let (mut heads, mut ahead_in) = (Lookup::new(&table), Lookup::new(&table));
             let mut retry = false;
             let mut out_of_range = false;
             let mut last_key = None;
             for (i, &p) in payloads.iter().enumerate() {
                 if let Some(&ahead) = payloads.get(i + PREFETCHED) {
-                    prefetch_record(&table, ahead);
+                    let ahead = Location(ahead);
+                    if let Some(segment) = ahead_in.get(ahead.segment()) {
+                        segment.prefetch_record(ahead.offset());
+                    }
                 }
-                let key = resolver.key(p);
+                let loc = Location(p);
+                // The head is read once, for its key and (mostly) as the
+                // version seen; one compaction moved is found the long way.
+                let head = match heads.get(loc.segment()) {
+                    Some(segment) => Some((segment, segment.record_at(loc.offset(), verify)?)),
+                    None => None,
+                };
+                let key = head.map_or_else(|| resolver.key(p), |(_, record)| record.key);
                 if self.past_range(key) {
                     out_of_range = true;
                     break;
                 }
                 last_key = Some(key);
-                let version = visible_version(
-                    &table,
-                    &**relocations,
-                    Location(p),
-                    None,
-                    seq,
-                    shared.options.verify_checksums,
-                )?;
+                let version = match head {
+                    Some(head) => visible_from(&table, &**relocations, head, seq, verify)?,
+                    None => visible_version(&table, &**relocations, loc, None, seq, verify)?,
+                };
                 match version {
                     Version::Put(segment, record)
                         if self.range.contains(record.key)
@@ -411,6 +423,31 @@ impl Cursor {
 fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
     for &p in payloads.iter().take(PREFETCHED) {
         prefetch_record(table, p);
+    }
+}
+
+/// A refill's view of its segment table that remembers the last segment it
+/// found: a chunk's records mostly lie in the segment of the one before, so
+/// most lookups are a compare instead of a search.
+struct Lookup<'t> {
+    table: &'t SegmentTable,
+    last: Option<&'t Arc<Segment>>,
+}
+
+impl<'t> Lookup<'t> {
+    fn new(table: &'t SegmentTable) -> Self {
+        Lookup { table, last: None }
+    }
+
+    /// The live segment with this id, if the table has it.
+    #[inline]
+    fn get(&mut self, id: u32) -> Option<&'t Arc<Segment>> {
+        if let Some(last) = self.last.filter(|s| s.id() == id) {
+            return Some(last);
+        }
+        let found = self.table.get(id);
+        self.last = found.or(self.last);
+        found
     }
 }
 

@@ -113,6 +113,7 @@ pub(crate) enum Version<'t> {
 /// Walks the chain starting at `head` to the newest version with sequence
 /// number ≤ `seq`. `expect_key`, if given, must equal the head's key
 /// (the index returns candidates that the caller confirms).
+#[inline]
 pub(crate) fn visible_version<'t>(
     table: &'t SegmentTable,
     relocations: &impl MovedVersions,
@@ -140,19 +141,45 @@ pub(crate) fn visible_version<'t>(
         }
         first = false;
         if record.seq <= seq {
-            return match (record.kind, record.merge_state) {
-                (RecordKind::Delete | RecordKind::RangeDelete, _) => Ok(Version::Absent),
-                (_, MergeState::Resolved) => Ok(Version::Put(segment, record)),
-                (_, state) => Err(Error::MergeFailed {
-                    key: record.key.to_vec(),
-                    no_function: state == MergeState::NoFunction,
-                }),
-            };
+            return visible_as(segment, record);
         }
         if record.prev.is_none() {
             return Ok(Version::Absent);
         }
         loc = record.prev;
+    }
+}
+
+/// [`visible_version`] for a chain whose head, `head`, the caller has read
+/// from `segment` already (a cursor reads each head for its key first): the
+/// common case, a head the snapshot sees, reads nothing more.
+#[inline]
+pub(crate) fn visible_from<'t>(
+    table: &'t SegmentTable,
+    relocations: &impl MovedVersions,
+    (segment, head): (&'t Arc<Segment>, RecordView<'t>),
+    seq: u64,
+    verify: bool,
+) -> Result<Version<'t>> {
+    if head.seq <= seq {
+        return visible_as(segment, head);
+    }
+    if head.prev.is_none() {
+        return Ok(Version::Absent);
+    }
+    visible_version(table, relocations, head.prev, None, seq, verify)
+}
+
+/// What a reader sees of `record`, the newest version at its snapshot.
+#[inline]
+fn visible_as<'t>(segment: &'t Arc<Segment>, record: RecordView<'t>) -> Result<Version<'t>> {
+    match (record.kind, record.merge_state) {
+        (RecordKind::Delete | RecordKind::RangeDelete, _) => Ok(Version::Absent),
+        (_, MergeState::Resolved) => Ok(Version::Put(segment, record)),
+        (_, state) => Err(Error::MergeFailed {
+            key: record.key.to_vec(),
+            no_function: state == MergeState::NoFunction,
+        }),
     }
 }
 

@@ -246,6 +246,7 @@ pub struct RecordView<'a> {
 impl<'a> RecordView<'a> {
     /// Parses the record at the start of `bytes` without verifying its
     /// checksum. Never reads out of bounds; a bad length is an error.
+    #[inline(always)]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, String> {
         if bytes.len() > KIND_AT && bytes[KIND_AT] & SHORT_FLAG != 0 {
             return Self::parse_short(bytes);
@@ -300,6 +301,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// Parses a short record (version 4).
+    #[inline]
     fn parse_short(bytes: &'a [u8]) -> Result<Self, String> {
         if bytes.len() < SHORT_RECORD_HEADER_BYTES {
             return Err("record header runs past the end of its frame".into());
@@ -363,6 +365,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// Whether the stored checksum matches the record's bytes.
+    #[inline]
     pub fn checksum_ok(&self) -> bool {
         super::crc::crc32c(self.covered) == self.crc
     }

@@ -369,26 +369,31 @@ impl Segment {
 
     /// Parses the record at `offset`, checking bounds and (optionally) its
     /// checksum. Damage is a [`Error::Corruption`] naming this file.
+    #[inline(always)]
     pub fn record_at(&self, offset: u64, verify: bool) -> Result<RecordView<'_>> {
-        let bytes = self.bytes();
-        let end = self.written().min(bytes.len() as u64);
         let bytes = usize::try_from(offset)
             .ok()
-            .filter(|_| offset < end)
-            .and_then(|o| bytes.get(o..end as usize))
-            .ok_or_else(|| {
-                Error::corruption(&self.path, offset, "record offset past the end of the data")
-            })?;
-        let record =
-            RecordView::parse(bytes).map_err(|r| Error::corruption(&self.path, offset, r))?;
+            .and_then(|o| self.written_bytes().get(o..))
+            .filter(|b| !b.is_empty());
+        let Some(bytes) = bytes else {
+            return Err(self.damaged(offset, "record offset past the end of the data".into()));
+        };
+        let record = match RecordView::parse(bytes) {
+            Ok(record) => record,
+            Err(reason) => return Err(self.damaged(offset, reason)),
+        };
         if verify && !record.checksum_ok() {
-            return Err(Error::corruption(
-                &self.path,
-                offset,
-                "record checksum mismatch",
-            ));
+            return Err(self.damaged(offset, "record checksum mismatch".into()));
         }
         Ok(record)
+    }
+
+    /// The error for damage found at `offset`: out of the read path's way,
+    /// so that [`Self::record_at`] stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn damaged(&self, offset: u64, reason: String) -> Error {
+        Error::corruption(&self.path, offset, reason)
     }
 
     /// The key of the record at `offset`, read from its header alone (see
