@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::index::{KeyResolver, ScanDirection};
 use crate::keyspace::Keyspace;
 use crate::location::Location;
-use crate::read::{TableResolver, Version, visible_from, visible_version};
+use crate::read::{LazyRelocations, TableResolver, Version, visible_from, visible_version};
 use crate::segment::{Segment, SegmentTable};
 use crate::shared::Shared;
 use crate::snapshot::SnapshotGuard;
@@ -326,7 +326,7 @@ impl Cursor {
             payloads.reserve(self.chunk);
             let guard = epoch::pin();
             let table = shared.segments.load();
-            let relocations = shared.relocations.load();
+            let relocations = LazyRelocations::new(shared);
             let resolver = TableResolver::new(&table);
             let chunk = self.chunk;
             self.ks
@@ -340,15 +340,15 @@ impl Cursor {
                 // the start (see `index::scan`); from an end, nothing did.
                 prefetch_records(&table, payloads);
             }
-            let tombstones = self.ks.range_tombstones();
-            let (mut heads, mut ahead_in) = (Lookup::new(&table), Lookup::new(&table));
+            let tombstones = self.ks.range_tombstones_if_any();
+            let (mut heads, mut ahead_in) = (LastSegment::new(&table), LastSegment::new(&table));
             let mut retry = false;
             let mut out_of_range = false;
             let mut last_key = None;
             for (i, &p) in payloads.iter().enumerate() {
                 if let Some(&ahead) = payloads.get(i + PREFETCHED) {
                     let ahead = Location(ahead);
-                    if let Some(segment) = ahead_in.get(ahead.segment()) {
+                    if let Some((segment, _)) = ahead_in.get(ahead.segment()) {
                         segment.prefetch_record(ahead.offset());
                     }
                 }
@@ -356,7 +356,10 @@ impl Cursor {
                 // The head is read once, for its key and (mostly) as the
                 // version seen; one compaction moved is found the long way.
                 let head = match heads.get(loc.segment()) {
-                    Some(segment) => Some((segment, segment.record_at(loc.offset(), verify)?)),
+                    Some((segment, written)) => Some((
+                        segment,
+                        segment.record_within(written, loc.offset(), verify)?,
+                    )),
                     None => None,
                 };
                 let key = head.map_or_else(|| resolver.key(p), |(_, record)| record.key);
@@ -365,24 +368,36 @@ impl Cursor {
                     break;
                 }
                 last_key = Some(key);
-                let version = match head {
-                    Some(head) => visible_from(&table, &**relocations, head, seq, verify)?,
-                    None => visible_version(&table, &**relocations, loc, None, seq, verify)?,
+                // Most heads are the version seen: their parts are taken
+                // as they are, without going through a `Version`.
+                let seen = match head {
+                    Some((segment, record)) if record.seq <= seq && record.holds_value() => {
+                        Some((segment, record.key, record.value, record.seq))
+                    }
+                    _ => {
+                        let version = match head {
+                            Some(head) => visible_from(&table, &relocations, head, seq, verify)?,
+                            None => visible_version(&table, &relocations, loc, None, seq, verify)?,
+                        };
+                        match version {
+                            Version::Put(segment, r) => Some((segment, r.key, r.value, r.seq)),
+                            Version::Absent => None,
+                            Version::Retry => {
+                                retry = true;
+                                break;
+                            }
+                        }
+                    }
                 };
-                match version {
-                    Version::Put(segment, record)
-                        if self.range.contains(record.key)
-                            && !tombstones.hides(record.key, record.seq, seq) =>
-                    {
-                        let pin = pin_of(&mut self.pins, segment);
-                        let entry = Buffered::new(pin, segment, record.key, record.value);
-                        self.ahead.push_back(entry);
-                    }
-                    Version::Retry => {
-                        retry = true;
-                        break;
-                    }
-                    _ => {}
+                if let Some((segment, key, value, version_seq)) = seen
+                    && self.range.contains(key)
+                    && !tombstones
+                        .as_ref()
+                        .is_some_and(|t| t.hides(key, version_seq, seq))
+                {
+                    let pin = pin_of(&mut self.pins, segment);
+                    self.ahead
+                        .push_back(Buffered::new(pin, segment, key, value));
                 }
             }
             if retry {
@@ -427,25 +442,27 @@ fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
 }
 
 /// A refill's view of its segment table that remembers the last segment it
-/// found: a chunk's records mostly lie in the segment of the one before, so
-/// most lookups are a compare instead of a search.
-struct Lookup<'t> {
+/// found, with its written bytes: a chunk's records mostly lie in the
+/// segment of the one before, so most lookups are a compare instead of a
+/// search and two loads of the segment's bounds.
+struct LastSegment<'t> {
     table: &'t SegmentTable,
-    last: Option<&'t Arc<Segment>>,
+    last: Option<(&'t Arc<Segment>, &'t [u8])>,
 }
 
-impl<'t> Lookup<'t> {
+impl<'t> LastSegment<'t> {
     fn new(table: &'t SegmentTable) -> Self {
-        Lookup { table, last: None }
+        LastSegment { table, last: None }
     }
 
-    /// The live segment with this id, if the table has it.
+    /// The live segment with this id and its written bytes, if the table
+    /// has it.
     #[inline]
-    fn get(&mut self, id: u32) -> Option<&'t Arc<Segment>> {
-        if let Some(last) = self.last.filter(|s| s.id() == id) {
+    fn get(&mut self, id: u32) -> Option<(&'t Arc<Segment>, &'t [u8])> {
+        if let Some(last) = self.last.filter(|(s, _)| s.id() == id) {
             return Some(last);
         }
-        let found = self.table.get(id);
+        let found = self.table.get(id).map(|s| (s, s.written_bytes()));
         self.last = found.or(self.last);
         found
     }

@@ -109,6 +109,15 @@ impl Keyspace {
         self.any_range_tombstones.store(any, Ordering::Release);
     }
 
+    /// The range tombstones, if there are any: a reader at a sequence
+    /// number that saw no flag set has none to apply (see
+    /// [`Self::set_range_tombstones`]), and skips loading the list.
+    pub(crate) fn range_tombstones_if_any(&self) -> Option<arc_swap::Guard<Arc<RangeTombstones>>> {
+        self.any_range_tombstones
+            .load(Ordering::Acquire)
+            .then(|| self.range_tombstones())
+    }
+
     /// Whether a range delete of this keyspace hides the version of `key`
     /// with sequence number `version` from a reader at `seq`.
     pub(crate) fn range_deleted(&self, key: &[u8], version: u64, seq: u64) -> bool {

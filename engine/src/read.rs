@@ -373,13 +373,13 @@ impl MovedVersions for Relocations {
 
 /// The relocations, loaded the first time a read needs them: a point read
 /// whose versions all lie in its loaded segment table never does.
-struct LazyRelocations<'s> {
+pub(crate) struct LazyRelocations<'s> {
     shared: &'s Shared,
     loaded: std::cell::OnceCell<arc_swap::Guard<Arc<Relocations>>>,
 }
 
 impl<'s> LazyRelocations<'s> {
-    fn new(shared: &'s Shared) -> Self {
+    pub(crate) fn new(shared: &'s Shared) -> Self {
         LazyRelocations {
             shared,
             loaded: std::cell::OnceCell::new(),

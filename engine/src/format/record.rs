@@ -112,12 +112,78 @@ impl MergeState {
         }
     }
 
-    fn from_code(code: u8) -> Result<Self, String> {
+    #[inline]
+    fn from_code(code: u8) -> Result<Self, RecordDamage> {
         match code {
             0 => Ok(MergeState::Resolved),
             1 => Ok(MergeState::Failed),
             2 => Ok(MergeState::NoFunction),
-            other => Err(format!("unknown merge state {other}")),
+            other => Err(RecordDamage::UnknownMergeState(other)),
+        }
+    }
+}
+
+/// What is wrong with a record that does not parse. Small and `Copy`, so
+/// that a parse result costs no more to pass around than the record view;
+/// its text (`Display`) goes into the corruption error that names the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordDamage {
+    /// The header runs past the end of the frame.
+    HeaderPastFrame,
+    /// A kind byte no version writes.
+    UnknownKind(u8),
+    /// A short record's kind byte that no version writes.
+    UnknownShortKind(u8),
+    /// A short record's reserved byte is not zero.
+    ShortReservedNotZero,
+    /// A merge state byte no version writes.
+    UnknownMergeState(u8),
+    /// A log-data record with a key or a keyspace.
+    LogDataWithKey,
+    /// A merge operand longer than the value, or one on a record that is not
+    /// a merge.
+    OperandDoesNotFit {
+        /// The operand's length.
+        operand: usize,
+        /// The value's length.
+        value: usize,
+    },
+    /// A merge state on a record that is not a merge.
+    MergeStateOnNonMerge,
+    /// The key and value run past the end of the frame.
+    LengthsPastFrame {
+        /// The key's length.
+        key: usize,
+        /// The value's length.
+        value: usize,
+    },
+}
+
+impl std::fmt::Display for RecordDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            RecordDamage::HeaderPastFrame => {
+                f.write_str("record header runs past the end of its frame")
+            }
+            RecordDamage::UnknownKind(k) => write!(f, "unknown record kind {k}"),
+            RecordDamage::UnknownShortKind(k) => write!(f, "unknown short record kind {k}"),
+            RecordDamage::ShortReservedNotZero => {
+                f.write_str("a short record's reserved byte is not zero")
+            }
+            RecordDamage::UnknownMergeState(m) => write!(f, "unknown merge state {m}"),
+            RecordDamage::LogDataWithKey => {
+                f.write_str("a log-data record with a key or a keyspace")
+            }
+            RecordDamage::OperandDoesNotFit { operand, value } => write!(
+                f,
+                "record operand length {operand} does not fit its value length {value}"
+            ),
+            RecordDamage::MergeStateOnNonMerge => {
+                f.write_str("a merge state on a record that is not a merge")
+            }
+            RecordDamage::LengthsPastFrame { key, value } => {
+                write!(f, "record lengths ({key}, {value}) run past its frame")
+            }
         }
     }
 }
@@ -247,12 +313,12 @@ impl<'a> RecordView<'a> {
     /// Parses the record at the start of `bytes` without verifying its
     /// checksum. Never reads out of bounds; a bad length is an error.
     #[inline(always)]
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, String> {
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, RecordDamage> {
         if bytes.len() > KIND_AT && bytes[KIND_AT] & SHORT_FLAG != 0 {
             return Self::parse_short(bytes);
         }
         if bytes.len() < RECORD_HEADER_BYTES {
-            return Err("record header runs past the end of its frame".into());
+            return Err(RecordDamage::HeaderPastFrame);
         }
         let kind = match bytes[KIND_AT] {
             1 => RecordKind::Put,
@@ -260,28 +326,32 @@ impl<'a> RecordView<'a> {
             3 => RecordKind::Merge,
             4 => RecordKind::RangeDelete,
             5 => RecordKind::LogData,
-            other => return Err(format!("unknown record kind {other}")),
+            other => return Err(RecordDamage::UnknownKind(other)),
         };
         let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT])?;
         let key_len = read_u32(bytes, KEY_LEN_AT) as usize;
         if kind == RecordKind::LogData && (key_len != 0 || read_u32(bytes, KEYSPACE_AT) != 0) {
-            return Err("a log-data record with a key or a keyspace".into());
+            return Err(RecordDamage::LogDataWithKey);
         }
         let value_len = read_u32(bytes, VALUE_LEN_AT) as usize;
         let operand_len = read_u32(bytes, OPERAND_LEN_AT) as usize;
         if operand_len > value_len || (kind != RecordKind::Merge && operand_len != 0) {
-            return Err(format!(
-                "record operand length {operand_len} does not fit its value length {value_len}"
-            ));
+            return Err(RecordDamage::OperandDoesNotFit {
+                operand: operand_len,
+                value: value_len,
+            });
         }
         if kind != RecordKind::Merge && merge_state != MergeState::Resolved {
-            return Err("a merge state on a record that is not a merge".into());
+            return Err(RecordDamage::MergeStateOnNonMerge);
         }
         let end = RECORD_HEADER_BYTES
             .checked_add(key_len)
             .and_then(|n| n.checked_add(value_len))
             .filter(|&n| n <= bytes.len())
-            .ok_or_else(|| format!("record lengths ({key_len}, {value_len}) run past its frame"))?;
+            .ok_or(RecordDamage::LengthsPastFrame {
+                key: key_len,
+                value: value_len,
+            })?;
         let key_end = RECORD_HEADER_BYTES + key_len;
         let operand_end = key_end + operand_len;
         Ok(RecordView {
@@ -302,17 +372,17 @@ impl<'a> RecordView<'a> {
 
     /// Parses a short record (version 4).
     #[inline]
-    fn parse_short(bytes: &'a [u8]) -> Result<Self, String> {
+    fn parse_short(bytes: &'a [u8]) -> Result<Self, RecordDamage> {
         if bytes.len() < SHORT_RECORD_HEADER_BYTES {
-            return Err("record header runs past the end of its frame".into());
+            return Err(RecordDamage::HeaderPastFrame);
         }
         let kind = match bytes[KIND_AT] & !SHORT_FLAG {
             1 => RecordKind::Put,
             2 => RecordKind::Delete,
-            other => return Err(format!("unknown short record kind {other}")),
+            other => return Err(RecordDamage::UnknownShortKind(other)),
         };
         if bytes[KIND_AT + 1] != 0 {
-            return Err("a short record's reserved byte is not zero".into());
+            return Err(RecordDamage::ShortReservedNotZero);
         }
         let key_len = usize::from(u16::from_le_bytes([
             bytes[SHORT_KEY_LEN_AT],
@@ -323,7 +393,10 @@ impl<'a> RecordView<'a> {
         let end = key_end
             .checked_add(value_len)
             .filter(|&n| n <= bytes.len())
-            .ok_or_else(|| format!("record lengths ({key_len}, {value_len}) run past its frame"))?;
+            .ok_or(RecordDamage::LengthsPastFrame {
+                key: key_len,
+                value: value_len,
+            })?;
         Ok(RecordView {
             kind,
             merge_state: MergeState::Resolved,
@@ -362,6 +435,15 @@ impl<'a> RecordView<'a> {
             }
         };
         bytes.get(start..start.checked_add(len)?)
+    }
+
+    /// Whether a reader that sees this record reads a value from it: a put,
+    /// or a merge resolved to a value (not a delete, nor a merge left
+    /// unresolved).
+    #[inline]
+    pub fn holds_value(&self) -> bool {
+        !matches!(self.kind, RecordKind::Delete | RecordKind::RangeDelete)
+            && self.merge_state == MergeState::Resolved
     }
 
     /// Whether the stored checksum matches the record's bytes.

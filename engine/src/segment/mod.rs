@@ -371,16 +371,29 @@ impl Segment {
     /// checksum. Damage is a [`Error::Corruption`] naming this file.
     #[inline(always)]
     pub fn record_at(&self, offset: u64, verify: bool) -> Result<RecordView<'_>> {
+        self.record_within(self.written_bytes(), offset, verify)
+    }
+
+    /// [`Self::record_at`] within `written`, what [`Self::written_bytes`]
+    /// returned earlier (a reader resolving many records of the segment
+    /// loads its bounds once; records it was pointed to lie below them).
+    #[inline(always)]
+    pub(crate) fn record_within<'a>(
+        &self,
+        written: &'a [u8],
+        offset: u64,
+        verify: bool,
+    ) -> Result<RecordView<'a>> {
         let bytes = usize::try_from(offset)
             .ok()
-            .and_then(|o| self.written_bytes().get(o..))
+            .and_then(|o| written.get(o..))
             .filter(|b| !b.is_empty());
         let Some(bytes) = bytes else {
             return Err(self.damaged(offset, "record offset past the end of the data".into()));
         };
         let record = match RecordView::parse(bytes) {
             Ok(record) => record,
-            Err(reason) => return Err(self.damaged(offset, reason)),
+            Err(damage) => return Err(self.damaged(offset, damage.to_string())),
         };
         if verify && !record.checksum_ok() {
             return Err(self.damaged(offset, "record checksum mismatch".into()));

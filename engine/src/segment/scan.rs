@@ -185,7 +185,7 @@ fn check_records(body: &[u8], count: u32) -> Result<Vec<(usize, RecordView<'_>)>
     for _ in 0..count {
         // The body checksum already covers every record's bytes; reads
         // verify each record's own checksum again.
-        let record = RecordView::parse(body.get(at..).unwrap_or(&[]))?;
+        let record = RecordView::parse(body.get(at..).unwrap_or(&[])).map_err(|d| d.to_string())?;
         records.push((FRAME_HEADER_BYTES + at, record));
         at += record.encoded_len;
     }
