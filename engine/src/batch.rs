@@ -129,6 +129,16 @@ impl WriteBatch {
         Self::default()
     }
 
+    /// An empty batch with room for `ops` operations whose keys and values
+    /// (and other fields) take `bytes` in all, so that adding them
+    /// allocates nothing more.
+    pub fn with_capacity(ops: usize, bytes: usize) -> Self {
+        WriteBatch {
+            ops: Vec::with_capacity(ops),
+            data: Vec::with_capacity(bytes),
+        }
+    }
+
     fn push(&mut self, kind: Kind, keyspace: KeyspaceId, first: &[u8], second: &[u8]) {
         self.ops.push(Entry {
             kind,

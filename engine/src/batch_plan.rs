@@ -6,6 +6,7 @@
 //! before its later ones. A merge is resolved here, over the key's value at
 //! that point of the batch (see [`crate::merge`]).
 
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -59,17 +60,21 @@ impl<'b> PendingRecord<'b> {
 /// batches that merge.
 type Written<'b> = HashMap<(u32, &'b [u8]), MergeBase>;
 
+/// A batch's records, inline for a batch of one or two writes (most
+/// writes), so that writing them allocates nothing for the list.
+pub(crate) type PendingRecords<'b> = SmallVec<[PendingRecord<'b>; 2]>;
+
 /// The records for `batch`, in order. Runs under the writer lock, so the
 /// indexes cannot change underneath.
 pub(crate) fn expand<'b>(
     shared: &Shared,
     keyspaces: &KeyspaceTable,
     batch: &'b WriteBatch,
-) -> Result<Vec<PendingRecord<'b>>> {
+) -> Result<PendingRecords<'b>> {
     let has_merge = batch.ops().any(|op| matches!(op, BatchOp::Merge { .. }));
     let mut written = Written::new();
     let mut ranges: Vec<(u32, &[u8], &[u8])> = Vec::new();
-    let mut out: Vec<PendingRecord<'b>> = Vec::with_capacity(batch.len());
+    let mut out = PendingRecords::with_capacity(batch.len());
     let mut numbered = 0;
     for op in batch.ops() {
         // An operation's offset in the batch's sequence numbers: log data

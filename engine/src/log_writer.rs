@@ -161,8 +161,8 @@ pub(crate) fn seal(segment: &Segment, body: &SealBody) -> Result<()> {
 /// Where each record of a batch went: its location and its encoded size.
 #[derive(Debug, Default)]
 pub(crate) struct Placed {
-    pub locations: Vec<Location>,
-    pub lens: Vec<u64>,
+    pub locations: SmallVec<[Location; 4]>,
+    pub lens: SmallVec<[u64; 4]>,
 }
 
 /// The newest record of each key staged in a write group but not yet in
@@ -390,11 +390,13 @@ fn apply_points(
             add_dead_at(&table, at, len);
         }
     }
-    let mut keyspaces: Vec<u32> = records.iter().map(|r| r.ks.id().0).collect();
+    // Inline up to a few keyspaces and records: a small write allocates
+    // nothing here.
+    let mut keyspaces: SmallVec<[u32; 4]> = records.iter().map(|r| r.ks.id().0).collect();
     keyspaces.sort_unstable();
     keyspaces.dedup();
     for ks in keyspaces {
-        let members: Vec<usize> = (0..records.len())
+        let members: SmallVec<[usize; 8]> = (0..records.len())
             .filter(|&i| records[i].ks.id().0 == ks && records[i].kind != RecordKind::LogData)
             .collect();
         let Some(&first) = members.first() else {
@@ -402,14 +404,16 @@ fn apply_points(
         };
         let index = &records[first].ks.index;
         // Many writes to one keyspace: one copy-on-write per touched index node.
-        let olds: Vec<Option<u64>> = match members.as_slice() {
-            [one] => vec![index.upsert(records[*one].key, locations[*one].0, &resolver)],
+        let olds: SmallVec<[Option<u64>; 8]> = match members.as_slice() {
+            [one] => {
+                smallvec::smallvec![index.upsert(records[*one].key, locations[*one].0, &resolver)]
+            }
             _ => {
                 let entries: Vec<(&[u8], u64)> = members
                     .iter()
                     .map(|&i| (&*records[i].key, locations[i].0))
                     .collect();
-                index.upsert_batch(&entries, &resolver)
+                SmallVec::from_vec(index.upsert_batch(&entries, &resolver))
             }
         };
         if index.take_rebuild_signal() {

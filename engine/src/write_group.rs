@@ -17,10 +17,11 @@
 //! watches a key an earlier staged batch wrote, or it holds a range delete;
 //! also when the active segment is full or the buffer is large.
 
+use smallvec::SmallVec;
 use std::sync::atomic::Ordering;
 
 use crate::batch::{BatchOp, WriteBatch};
-use crate::batch_plan::{self, PendingRecord};
+use crate::batch_plan::{self, PendingRecord, PendingRecords};
 use crate::error::{Error, Result};
 use crate::format::frame::FRAME_HEADER_BYTES;
 use crate::format::record::{self, RecordKind};
@@ -40,7 +41,7 @@ pub(crate) struct Member<'a> {
 /// A batch encoded into the group buffer, waiting for the `pwrite`.
 struct StagedBatch<'b> {
     member: usize,
-    records: Vec<PendingRecord<'b>>,
+    records: PendingRecords<'b>,
     placed: Placed,
     first_seq: u64,
     /// The last sequence number the batch consumed (none for an empty batch).
@@ -50,20 +51,25 @@ struct StagedBatch<'b> {
 /// What the group has encoded and not yet written.
 struct Stage<'b> {
     buffer: Vec<u8>,
-    batches: Vec<StagedBatch<'b>>,
+    batches: SmallVec<[StagedBatch<'b>; 1]>,
     heads: StagedHeads<'b>,
     /// Whether to remember each staged key (only needed with many batches).
     track: bool,
 }
 
+/// Each member's outcome, in order: the ticket to sync up to, or why its
+/// batch was not written (inline for small groups: a lone write allocates
+/// nothing for it).
+pub(crate) type Outcomes = SmallVec<[Result<u64>; 4]>;
+
 /// Writes the `members`' batches; returns each one's outcome (the ticket to
 /// sync up to, or why it was not written), in order.
-pub(crate) fn write(shared: &Shared, members: &[Member<'_>]) -> Vec<Result<u64>> {
-    let mut outcomes: Vec<Option<Result<u64>>> = members.iter().map(|_| None).collect();
+pub(crate) fn write(shared: &Shared, members: &[Member<'_>]) -> Outcomes {
+    let mut outcomes: SmallVec<[Option<Result<u64>>; 4]> = members.iter().map(|_| None).collect();
     let mut w = shared.lock_writer();
     let mut stage = Stage {
         buffer: w.take_frame_buffer(),
-        batches: Vec::new(),
+        batches: SmallVec::new(),
         heads: StagedHeads::default(),
         track: members.len() > 1,
     };
@@ -131,7 +137,7 @@ fn encode<'b>(
     stage: &mut Stage<'b>,
     member: usize,
     batch: &WriteBatch,
-    records: Vec<PendingRecord<'b>>,
+    records: PendingRecords<'b>,
 ) -> Result<StagedBatch<'b>> {
     let first_seq = w.next_seq;
     let mut placed = Placed::default();
@@ -175,7 +181,19 @@ fn flush(
     if stage.batches.is_empty() {
         return;
     }
-    let batches = std::mem::take(&mut stage.batches);
+    write_and_apply(shared, w, stage, outcomes);
+    stage.batches.clear();
+}
+
+/// [`flush`]'s work on a stage with batches (which it leaves for the
+/// caller to clear: they stay where they are, not moved out).
+fn write_and_apply(
+    shared: &Shared,
+    w: &mut Writer,
+    stage: &mut Stage<'_>,
+    outcomes: &mut [Option<Result<u64>>],
+) {
+    let batches = &stage.batches;
     if !stage.buffer.is_empty() {
         if let Some(first) = batches.iter().find(|b| !b.records.is_empty()) {
             w.active.note_seq(first.first_seq);
@@ -186,11 +204,11 @@ fn flush(
         let written = log_writer::append_frames(shared, w, &stage.buffer);
         stage.buffer.clear();
         if let Err(e) = written {
-            fail_all(&batches, e, outcomes);
+            fail_all(batches, e, outcomes);
             return;
         }
     }
-    for b in &batches {
+    for b in batches {
         log_writer::apply(shared, &b.records, &b.placed, b.first_seq);
         if b.records.iter().any(|r| r.kind == RecordKind::RangeDelete) {
             // Compaction applies range deletes (see `range_tombstones`).
@@ -200,7 +218,7 @@ fn flush(
     if let Some(last) = batches.iter().filter_map(|b| b.last_seq).max() {
         shared.visible_seq.store(last, Ordering::Release);
     }
-    for b in &batches {
+    for b in batches {
         outcomes[b.member] = Some(Ok(w.ticket));
     }
 }

@@ -12,6 +12,7 @@
 //! All waiting is on a mutex and a condition variable per request: nothing
 //! is published lock-free here.
 
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -143,15 +144,16 @@ fn lead(shared: &Shared, own: Member<'_>, own_sync: bool) -> Result<()> {
     };
     let watched: Vec<Vec<WatchedKey<'_>>> =
         group.followers.iter().map(|r| r.watched_keys()).collect();
-    let mut members = vec![own];
+    let mut members: SmallVec<[Member<'_>; 4]> = smallvec::smallvec![own];
     members.extend(group.followers.iter().zip(&watched).map(|(r, w)| Member {
         batch: &r.batch,
         watched: w,
     }));
-    let syncs: Vec<bool> = std::iter::once(own_sync)
+    let syncs: SmallVec<[bool; 4]> = std::iter::once(own_sync)
         .chain(group.followers.iter().map(|r| r.sync))
         .collect();
     let tickets = write_group::write(shared, &members);
+    drop(members);
     group.hand_off();
     let mut sync_error = sync_group(shared, &tickets, &syncs);
     let mut outcomes = tickets

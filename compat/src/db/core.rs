@@ -24,7 +24,7 @@ use crate::pinnable_slice::DBPinnableSlice;
 use crate::slice_transform::SliceTransform;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::timestamped;
-use crate::write_batch::{BatchOp, decode_all};
+use crate::write_batch::{BatchOp, decode_all, single_record_rep_len};
 use crate::{
     Error, InfoLogger, LogLevel, Options, ReadOptions, WriteBatchWithTransaction, WriteOptions,
 };
@@ -600,11 +600,35 @@ impl Core {
         self.check_writable()?;
         let ops = decode_all(batch.data())?;
         self.check_timestamps_set(batch.untimed_families())?;
+        self.write_decoded(&ops, writeopts, watched, batch.size_in_bytes())
+    }
+
+    /// Writes one put or delete (`op`) as a batch of its own, without
+    /// encoding a `WriteBatch` only to decode it again. The caller has
+    /// checked that its column family has no user timestamps.
+    pub(crate) fn write_one(&self, op: BatchOp<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
+        self.check_writable()?;
+        let bytes = match op {
+            BatchOp::Put { cf, key, value } => single_record_rep_len(cf, &[key, value]),
+            BatchOp::Delete { cf, key } => single_record_rep_len(cf, &[key]),
+            _ => unreachable!("write_one takes a put or a delete"),
+        };
+        self.write_decoded(std::slice::from_ref(&op), writeopts, &[], bytes)
+    }
+
+    /// Applies decoded `ops` (`bytes`, their batch's size, for the
+    /// statistics), holding the plain-write key locks if the database has
+    /// them.
+    fn write_decoded(
+        &self,
+        ops: &[BatchOp<'_>],
+        writeopts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+        bytes: usize,
+    ) -> Result<(), Error> {
         match &self.plain_write_locks {
-            Some(locks) => locks.around(&ops, || {
-                self.apply(&ops, writeopts, watched, batch.size_in_bytes())
-            }),
-            None => self.apply(&ops, writeopts, watched, batch.size_in_bytes()),
+            Some(locks) => locks.around(ops, || self.apply(ops, writeopts, watched, bytes)),
+            None => self.apply(ops, writeopts, watched, bytes),
         }
     }
 
@@ -651,7 +675,7 @@ impl Core {
         watched: &[WatchedKey<'_>],
         bytes: usize,
     ) -> Result<(), Error> {
-        let mut engine_batch = alexdb_engine::WriteBatch::new();
+        let mut engine_batch = alexdb_engine::WriteBatch::with_capacity(ops.len(), op_bytes(ops));
         {
             let families = self.families();
             let stamp = self.stamped_values.then(ttl::now_seconds);
@@ -687,6 +711,22 @@ impl Core {
 /// (log data is kept in the log and consumes none, as in RocksDB); a
 /// range delete covers earlier writes of the same batch, and one whose end
 /// comes before its start fails the batch with RocksDB's error.
+/// The bytes of `ops`' keys, values and other operands: about what their
+/// engine batch holds (its capacity, so that building it grows nothing).
+fn op_bytes(ops: &[BatchOp<'_>]) -> usize {
+    ops.iter()
+        .map(|op| match *op {
+            BatchOp::Put { key, value, .. } | BatchOp::Merge { key, value, .. } => {
+                key.len() + value.len()
+            }
+            BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => key.len(),
+            BatchOp::DeleteRange { begin, end, .. } => begin.len() + end.len(),
+            BatchOp::LogData(blob) => blob.len(),
+            BatchOp::Noop => 0,
+        })
+        .sum()
+}
+
 fn translate(
     op: BatchOp<'_>,
     families: &BTreeMap<u32, FamilyInfo>,

@@ -6,6 +6,7 @@
 //! write is still logged (and survives a process crash).
 
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
+use crate::write_batch::BatchOp;
 use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteBatchWithIndex, WriteOptions};
 
 /// The default column family's id.
@@ -20,12 +21,11 @@ enum Single<'k> {
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
         self.core().check_no_timestamps(cf)?;
-        let mut batch = WriteBatch::default();
-        match op {
-            Single::Put(key, value) => batch.put_in(cf, key, value),
-            Single::Delete(key) => batch.delete_in(cf, key),
-        }
-        self.core().write(&batch, writeopts)
+        let op = match op {
+            Single::Put(key, value) => BatchOp::Put { cf, key, value },
+            Single::Delete(key) => BatchOp::Delete { cf, key },
+        };
+        self.core().write_one(op, writeopts)
     }
 
     /// Sets `key` to `value` in the default column family.

@@ -11,7 +11,7 @@ use crate::column_family::AsColumnFamilyRef;
 pub(crate) use key_index::KeyIndex;
 pub use key_index::PendingWrite;
 #[allow(unused_imports, reason = "the DB layer applies batches through these")]
-pub(crate) use rep::{BatchOp, Ops, decode_all};
+pub(crate) use rep::{BatchOp, Ops, decode_all, single_record_rep_len};
 use rep::{BatchOp as Op, tag};
 
 /// The batch type of `DB` and `OptimisticTransactionDB`/`TransactionDB`

@@ -148,6 +148,22 @@ pub(crate) fn append(rep: &mut Vec<u8>, tags: (u8, u8), cf: u32, operands: &[&[u
     }
 }
 
+/// The bytes a rep holding only the record [`append`] would write for
+/// `(cf, operands)` takes: what `size_in_bytes` reports for a one-write batch.
+pub(crate) fn single_record_rep_len(cf: u32, operands: &[&[u8]]) -> usize {
+    let tag_len = if cf == 0 { 1 } else { 1 + varint32_len(cf) };
+    let operand_lens: usize = operands
+        .iter()
+        .map(|o| varint32_len(o.len() as u32) + o.len())
+        .sum();
+    HEADER_LEN + tag_len + operand_lens
+}
+
+/// Bytes of `value` as a varint32 (as [`put_varint32`] writes it).
+fn varint32_len(value: u32) -> usize {
+    (32 - (value | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 /// Appends `value` as a varint32 length followed by its bytes.
 fn put_length_prefixed(rep: &mut Vec<u8>, value: &[u8]) {
     let len = u32::try_from(value.len())
@@ -305,7 +321,22 @@ pub(crate) fn decode_all(rep: &[u8]) -> Result<Vec<BatchOp<'_>>, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{BatchOp, Ops, append, empty_rep, put_varint32, tag};
+    use super::{BatchOp, Ops, append, empty_rep, put_varint32, single_record_rep_len, tag};
+
+    /// The length a one-write rep is given without encoding it is the
+    /// encoded rep's, for every varint width of the family and the lengths.
+    #[test]
+    fn single_record_rep_len_matches_the_encoding() {
+        let long = vec![7u8; 20_000];
+        let cases: [&[&[u8]]; 3] = [&[b""], &[b"k", &long[..130]], &[&long[..], b"v"]];
+        for cf in [0, 1, 127, 128, 16_384, u32::MAX] {
+            for operands in cases {
+                let mut rep = empty_rep(0);
+                append(&mut rep, (tag::VALUE, tag::CF_VALUE), cf, operands);
+                assert_eq!(single_record_rep_len(cf, operands), rep.len(), "cf {cf}");
+            }
+        }
+    }
 
     #[test]
     fn varint_matches_leb128() {

@@ -28,6 +28,7 @@
 //! 6. else split down: the node becomes a bulk-loaded subtree.
 
 use crossbeam_epoch::Guard;
+use smallvec::SmallVec;
 
 use super::KeyResolver;
 use super::bulk_load::build_subtree;
@@ -84,9 +85,10 @@ pub(crate) struct Writer<'a, 'g, R> {
 }
 
 impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
-    /// The path to the leaf for `key`, and the leaf.
-    pub(crate) fn descend(&self, key: &[u8]) -> (Vec<Step<'g>>, NodeRef<'g>) {
-        let mut path = Vec::new();
+    /// The path to the leaf for `key`, and the leaf (inline up to 8
+    /// levels: a write allocates nothing for it).
+    pub(crate) fn descend(&self, key: &[u8]) -> (SmallVec<[Step<'g>; 8]>, NodeRef<'g>) {
+        let mut path = SmallVec::new();
         let mut node = self.root.load(self.guard);
         while let Node::Inner(inner) = node.get() {
             let slot = inner.route(key);
