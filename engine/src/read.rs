@@ -173,12 +173,14 @@ pub(crate) fn visible_from<'t>(
 /// What a reader sees of `record`, the newest version at its snapshot.
 #[inline]
 fn visible_as<'t>(segment: &'t Arc<Segment>, record: RecordView<'t>) -> Result<Version<'t>> {
-    match (record.kind, record.merge_state) {
-        (RecordKind::Delete | RecordKind::RangeDelete, _) => Ok(Version::Absent),
-        (_, MergeState::Resolved) => Ok(Version::Put(segment, record)),
-        (_, state) => Err(Error::MergeFailed {
+    if record.holds_value() {
+        return Ok(Version::Put(segment, record));
+    }
+    match record.kind {
+        RecordKind::Delete | RecordKind::RangeDelete => Ok(Version::Absent),
+        _ => Err(Error::MergeFailed {
             key: record.key.to_vec(),
-            no_function: state == MergeState::NoFunction,
+            no_function: record.merge_state == MergeState::NoFunction,
         }),
     }
 }

@@ -603,15 +603,27 @@ impl Core {
         self.write_decoded(&ops, writeopts, watched, batch.size_in_bytes())
     }
 
-    /// Writes one put or delete (`op`) as a batch of its own, without
-    /// encoding a `WriteBatch` only to decode it again. The caller has
-    /// checked that its column family has no user timestamps.
-    pub(crate) fn write_one(&self, op: BatchOp<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
+    /// Writes one put of `value` to `key` in column family `cf` (a delete
+    /// with `None`) as a batch of its own, without encoding a `WriteBatch`
+    /// only to decode it again. The caller has checked that the column
+    /// family has no user timestamps.
+    pub(crate) fn write_one(
+        &self,
+        cf: u32,
+        key: &[u8],
+        value: Option<&[u8]>,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
         self.check_writable()?;
-        let bytes = match op {
-            BatchOp::Put { cf, key, value } => single_record_rep_len(cf, &[key, value]),
-            BatchOp::Delete { cf, key } => single_record_rep_len(cf, &[key]),
-            _ => unreachable!("write_one takes a put or a delete"),
+        let (op, bytes) = match value {
+            Some(value) => (
+                BatchOp::Put { cf, key, value },
+                single_record_rep_len(cf, &[key, value]),
+            ),
+            None => (
+                BatchOp::Delete { cf, key },
+                single_record_rep_len(cf, &[key]),
+            ),
         };
         self.write_decoded(std::slice::from_ref(&op), writeopts, &[], bytes)
     }

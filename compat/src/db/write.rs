@@ -6,7 +6,6 @@
 //! write is still logged (and survives a process crash).
 
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
-use crate::write_batch::BatchOp;
 use crate::{AsColumnFamilyRef, Error, WriteBatch, WriteBatchWithIndex, WriteOptions};
 
 /// The default column family's id.
@@ -21,11 +20,11 @@ enum Single<'k> {
 impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn write_single(&self, cf: u32, op: Single<'_>, writeopts: &WriteOptions) -> Result<(), Error> {
         self.core().check_no_timestamps(cf)?;
-        let op = match op {
-            Single::Put(key, value) => BatchOp::Put { cf, key, value },
-            Single::Delete(key) => BatchOp::Delete { cf, key },
+        let (key, value) = match op {
+            Single::Put(key, value) => (key, Some(value)),
+            Single::Delete(key) => (key, None),
         };
-        self.core().write_one(op, writeopts)
+        self.core().write_one(cf, key, value, writeopts)
     }
 
     /// Sets `key` to `value` in the default column family.
