@@ -158,3 +158,46 @@ fn memtable_counters_are_zero() {
         assert_eq!(db.property_int_value(name).unwrap(), Some(0), "{name}");
     }
 }
+
+/// As in RocksDB, `num-snapshots` counts the snapshots taken, not the
+/// iterators open, and `oldest-snapshot-time` and
+/// `oldest-snapshot-sequence` are 0 while no snapshot is open.
+#[test]
+fn snapshot_properties_count_snapshots_not_iterators() {
+    let (_dir, db) = open_with_cf();
+    let int = |name: &str| db.property_int_value(name).unwrap();
+    db.put(b"a", b"1").unwrap();
+    let iter = db.iterator(rocksdb::IteratorMode::Start);
+    assert_eq!(int("rocksdb.num-snapshots"), Some(0));
+    assert_eq!(int("rocksdb.oldest-snapshot-time"), Some(0));
+    assert_eq!(int("rocksdb.oldest-snapshot-sequence"), Some(0));
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let first = db.snapshot();
+    db.put(b"b", b"2").unwrap();
+    let second = db.snapshot();
+    assert_eq!(int("rocksdb.num-snapshots"), Some(2));
+    assert_eq!(
+        db.property_int_value(properties::NUM_SNAPSHOTS).unwrap(),
+        Some(2)
+    );
+    assert!(
+        db.property_int_value(properties::OLDEST_SNAPSHOT_TIME)
+            .unwrap()
+            .is_some_and(|t| t > 0)
+    );
+    let time = int("rocksdb.oldest-snapshot-time").unwrap();
+    assert!(
+        time + 1 >= before && time <= before + 60,
+        "{time} vs {before}"
+    );
+    assert_eq!(int("rocksdb.oldest-snapshot-sequence"), Some(1));
+    drop(first);
+    assert_eq!(int("rocksdb.num-snapshots"), Some(1));
+    assert_eq!(int("rocksdb.oldest-snapshot-sequence"), Some(2));
+    drop(second);
+    drop(iter);
+    assert_eq!(int("rocksdb.num-snapshots"), Some(0));
+}

@@ -27,7 +27,7 @@ use crate::location::Location;
 use crate::log_reader::{self, BatchLog};
 use crate::log_writer::{self, Writer};
 use crate::merge::{MergeFunction, SharedMergeFunction};
-use crate::mvcc::{Relocations, SnapshotRegistry};
+use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
 use crate::options::{Options, WriteOptions};
 use crate::prepared;
 use crate::read::{self, PinnedValue, ValueRef};
@@ -450,7 +450,7 @@ impl Db {
     pub fn cursor(&self, keyspace: KeyspaceId, range: KeyRange) -> Result<Cursor> {
         let ks = keyspace_of(&self.shared(), keyspace)?;
         Ok(Cursor::new(
-            SnapshotGuard::register(&self.shared()),
+            SnapshotGuard::register(&self.shared(), Holder::Cursor),
             ks,
             range,
         ))
@@ -639,8 +639,8 @@ impl Db {
             bytes_reclaimed: s.counters.bytes_reclaimed.load(Ordering::Relaxed),
             compaction_errors: s.counters.compaction_errors.load(Ordering::Relaxed),
             slowed_write_sleeps: s.write_throttle.sleeps(),
-            snapshots_open: s.snapshots.open_count() as u64,
-            oldest_snapshot_age: s.snapshots.oldest_age(),
+            snapshots_open: s.snapshots.snapshot_count() as u64,
+            oldest_snapshot: s.snapshots.oldest_snapshot(),
             relocated_versions: s.relocations.load().len() as u64,
             latest_sequence: s.visible(),
             range_tombstones: keyspaces

@@ -6,6 +6,7 @@ use crate::batch::check_key;
 use crate::error::{Error, Result};
 use crate::iter::{Cursor, KeyRange};
 use crate::keyspace::{Keyspace, KeyspaceId};
+use crate::mvcc::Holder;
 use crate::read::{self, PinnedValue, ValueRef};
 use crate::shared::Shared;
 
@@ -16,14 +17,16 @@ use crate::shared::Shared;
 pub struct SnapshotGuard {
     shared: Arc<Shared>,
     seq: u64,
+    holder: Holder,
 }
 
 impl SnapshotGuard {
-    pub(crate) fn register(shared: &Arc<Shared>) -> Self {
-        let seq = shared.snapshots.register(&shared.visible_seq);
+    pub(crate) fn register(shared: &Arc<Shared>, holder: Holder) -> Self {
+        let seq = shared.snapshots.register(&shared.visible_seq, holder);
         SnapshotGuard {
             shared: shared.clone(),
             seq,
+            holder,
         }
     }
 
@@ -39,7 +42,7 @@ impl SnapshotGuard {
 
 impl Drop for SnapshotGuard {
     fn drop(&mut self) {
-        self.shared.snapshots.release(self.seq);
+        self.shared.snapshots.release(self.seq, self.holder);
     }
 }
 
@@ -54,7 +57,7 @@ pub struct Snapshot {
 impl Snapshot {
     pub(crate) fn new(shared: &Arc<Shared>) -> Self {
         Snapshot {
-            guard: Arc::new(SnapshotGuard::register(shared)),
+            guard: Arc::new(SnapshotGuard::register(shared, Holder::Snapshot)),
         }
     }
 
@@ -136,8 +139,12 @@ impl Snapshot {
         let guard = SnapshotGuard {
             shared: self.guard.shared.clone(),
             seq: self.guard.seq,
+            holder: Holder::Cursor,
         };
-        self.guard.shared.snapshots.register_at(self.guard.seq);
+        self.guard
+            .shared
+            .snapshots
+            .register_at(self.guard.seq, Holder::Cursor);
         Ok(Cursor::new(guard, ks, range))
     }
 }

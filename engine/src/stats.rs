@@ -41,10 +41,11 @@ pub struct Stats {
     /// Sleeps writers took since open because compaction was behind (see
     /// `Options::write_slowdown_debt_bytes`).
     pub slowed_write_sleeps: u64,
-    /// Open snapshots (iterators included).
+    /// Open snapshots (cursors, which hold their versions as snapshots
+    /// do, are not counted, as RocksDB's iterators are not).
     pub snapshots_open: u64,
-    /// Age of the oldest open snapshot.
-    pub oldest_snapshot_age: Option<Duration>,
+    /// Sequence number and age of the oldest open snapshot.
+    pub oldest_snapshot: Option<(u64, Duration)>,
     /// Old versions kept in new places for open snapshots.
     pub relocated_versions: u64,
     /// The last sequence number made visible.

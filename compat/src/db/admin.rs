@@ -289,6 +289,10 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
                 self.family_share(cf, stats.live_bytes())?
             }
             "rocksdb.num-snapshots" => stats.snapshots_open,
+            "rocksdb.oldest-snapshot-time" => stats.oldest_snapshot.map_or(0, |(_, age)| {
+                unix_seconds_now().saturating_sub(age.as_secs())
+            }),
+            "rocksdb.oldest-snapshot-sequence" => stats.oldest_snapshot.map_or(0, |(seq, _)| seq),
             "rocksdb.actual-delayed-write-rate" => engine.delayed_write_rate(),
             "rocksdb.background-errors" => stats.compaction_errors,
             "rocksdb.estimate-pending-compaction-bytes" => {
@@ -410,6 +414,13 @@ fn parse_int(value: &str) -> Result<u64, Error> {
             "Failed to convert property value {value} to int: {err}"
         ))
     })
+}
+
+/// Seconds since the Unix epoch now (0 if the clock is before it).
+fn unix_seconds_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The text of `rocksdb.stats`: a RocksDB-style "DB Stats" block with

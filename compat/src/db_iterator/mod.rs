@@ -16,7 +16,7 @@ pub(crate) use overlay::merge_unsupported;
 
 use crate::db::{DB, DBAccess};
 use crate::slice_transform::SliceTransform;
-use crate::statistics::Ticker;
+use crate::statistics::{Statistics, Ticker};
 use crate::write_batch::KeyIndex;
 use crate::{Direction, Error, IteratorMode, ReadOptions};
 
@@ -128,10 +128,17 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// current key with `seek`. Returns true if the key is gone and the
     /// iterator already stands on its neighbour (the step is then done);
     /// false if the caller still has to step off the current key.
+    #[inline]
     fn renew_at_current_key(&mut self, seek: fn(&mut OverlayCursor, &[u8])) -> bool {
         if !self.source.readopts.tailing || self.source.readopts.snapshot.is_some() {
             return false;
         }
+        self.renew_tailing_at_current_key(seek)
+    }
+
+    /// [`Self::renew_at_current_key`] for a tailing iterator.
+    #[cold]
+    fn renew_tailing_at_current_key(&mut self, seek: fn(&mut OverlayCursor, &[u8])) -> bool {
         let Some(key) = self.key().map(<[u8]>::to_vec) else {
             return false;
         };
@@ -156,6 +163,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Whether the iterator is on an entry. It is not after a move past
     /// either end of its range, or after an error (see [`Self::status`]).
+    #[inline]
     pub fn valid(&self) -> bool {
         !self.left_prefix && self.cursor.as_ref().is_ok_and(OverlayCursor::valid)
     }
@@ -207,6 +215,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     }
 
     /// Moves to the next key; does nothing if the iterator is not valid.
+    #[inline]
     pub fn next(&mut self) {
         if !self.valid() {
             return;
@@ -221,6 +230,7 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     }
 
     /// Moves to the previous key; does nothing if the iterator is not valid.
+    #[inline]
     pub fn prev(&mut self) {
         if !self.valid() {
             return;
@@ -236,10 +246,16 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
 
     /// Counts a seek or step in the statistics, if enabled: the move, and
     /// whether it found an entry and that entry's bytes.
+    #[inline]
     fn count_move(&self, moved: Ticker, found: Ticker) {
-        let Some(stats) = self.source.db.core().statistics() else {
-            return;
-        };
+        if let Some(stats) = self.source.db.core().statistics() {
+            self.count_move_in(stats, moved, found);
+        }
+    }
+
+    /// [`Self::count_move`] with statistics enabled.
+    #[cold]
+    fn count_move_in(&self, stats: &Statistics, moved: Ticker, found: Ticker) {
         stats.add(moved, 1);
         if let Some((key, value)) = self.item() {
             stats.add(found, 1);
@@ -248,16 +264,19 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     }
 
     /// The current key, if the iterator is valid.
+    #[inline]
     pub fn key(&self) -> Option<&[u8]> {
         self.item().map(|(key, _)| key)
     }
 
     /// The current value, if the iterator is valid.
+    #[inline]
     pub fn value(&self) -> Option<&[u8]> {
         self.item().map(|(_, value)| value)
     }
 
     /// The current key and value, if the iterator is valid.
+    #[inline]
     pub fn item(&self) -> Option<(&[u8], &[u8])> {
         if self.left_prefix {
             return None;
@@ -291,7 +310,16 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     }
 
     /// Invalidates the iterator if the current key has left the prefix.
+    #[inline]
     fn check_prefix(&mut self) {
+        if self.prefix_extractor.is_some() {
+            self.check_prefix_with_extractor();
+        }
+    }
+
+    /// [`Self::check_prefix`] with a prefix extractor.
+    #[cold]
+    fn check_prefix_with_extractor(&mut self) {
         let (Some(extractor), Some(prefix)) = (&self.prefix_extractor, &self.prefix) else {
             return;
         };

@@ -66,12 +66,17 @@ impl OverlayCursor {
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
         match self.current? {
             Current::Base => self.base.item(),
-            Current::Pending(i) => match &self.pending[i] {
-                (key, PendingWrite::Put(value) | PendingWrite::Merge(Some(value))) => {
-                    Some((key, value))
-                }
-                _ => None,
-            },
+            Current::Pending(i) => self.pending_item(i),
+        }
+    }
+
+    /// The key and value of pending write `i`, if it is one with a value.
+    fn pending_item(&self, i: usize) -> Option<(&[u8], &[u8])> {
+        match &self.pending[i] {
+            (key, PendingWrite::Put(value) | PendingWrite::Merge(Some(value))) => {
+                Some((key, value))
+            }
+            _ => None,
         }
     }
 

@@ -17,6 +17,6 @@ mod registry;
 mod relocation;
 mod restarts;
 
-pub use registry::{SnapshotRegistry, SnapshotSet};
+pub use registry::{Holder, SnapshotRegistry, SnapshotSet};
 pub use relocation::{Relocation, Relocations};
 pub(crate) use restarts::Restarts;

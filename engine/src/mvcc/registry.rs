@@ -4,12 +4,25 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// What a registration holds a sequence number for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// An explicit snapshot: counted by [`SnapshotRegistry::snapshot_count`]
+    /// and timed for [`SnapshotRegistry::oldest_snapshot`].
+    Snapshot,
+    /// A cursor: it keeps its versions from compaction like a snapshot,
+    /// but is neither counted nor timed (as RocksDB's iterators are not in
+    /// its snapshot list), so creating one reads no clock.
+    Cursor,
+}
+
 /// Live snapshots by sequence number.
 ///
-/// A sorted vector of (sequence number, registrations, first registered):
-/// a new registration is nearly always at the newest sequence number, so it
-/// appends or bumps the last entry, and the vector keeps its capacity, so
-/// creating and dropping a cursor allocates nothing here.
+/// A sorted vector of (sequence number, registrations, explicit snapshots,
+/// first snapshot registered): a new registration is nearly always at the
+/// newest sequence number, so it appends or bumps the last entry, and the
+/// vector keeps its capacity, so creating and dropping a cursor allocates
+/// nothing here.
 ///
 /// Registration reads the visible sequence number under the registry's
 /// lock, and compaction captures the set together with the visible sequence
@@ -25,8 +38,12 @@ pub struct SnapshotRegistry {
 #[derive(Debug)]
 struct LiveSeq {
     seq: u64,
+    /// Every registration, cursors included.
     count: usize,
-    since: Instant,
+    /// The explicit snapshots among them.
+    snapshots: usize,
+    /// When the first of the explicit snapshots now live was registered.
+    since: Option<Instant>,
 }
 
 /// A consistent copy of the registry, taken by compaction.
@@ -53,26 +70,33 @@ impl SnapshotSet {
 }
 
 impl SnapshotRegistry {
-    /// Registers a snapshot at the current visible sequence number.
-    pub fn register(&self, visible: &AtomicU64) -> u64 {
+    /// Registers `holder` at the current visible sequence number.
+    pub fn register(&self, visible: &AtomicU64, holder: Holder) -> u64 {
         let mut live = self.lock();
         let seq = visible.load(Ordering::Acquire);
-        add(&mut live, seq);
+        add(&mut live, seq, holder);
         seq
     }
 
     /// Adds one more registration at `seq`, which must already be live
     /// (a cursor created from a snapshot shares its sequence number).
-    pub fn register_at(&self, seq: u64) {
-        add(&mut self.lock(), seq);
+    pub fn register_at(&self, seq: u64, holder: Holder) {
+        add(&mut self.lock(), seq, holder);
     }
 
-    /// Releases one registration of `seq`.
-    pub fn release(&self, seq: u64) {
+    /// Releases one registration of `holder` at `seq`.
+    pub fn release(&self, seq: u64, holder: Holder) {
         let mut live = self.lock();
         if let Ok(i) = live.binary_search_by_key(&seq, |l| l.seq) {
-            live[i].count -= 1;
-            if live[i].count == 0 {
+            let entry = &mut live[i];
+            entry.count -= 1;
+            if holder == Holder::Snapshot {
+                entry.snapshots -= 1;
+                if entry.snapshots == 0 {
+                    entry.since = None;
+                }
+            }
+            if entry.count == 0 {
                 live.remove(i);
             }
         }
@@ -87,23 +111,25 @@ impl SnapshotRegistry {
         }
     }
 
-    /// Number of open snapshots (iterators included).
-    pub fn open_count(&self) -> usize {
-        self.lock().iter().map(|l| l.count).sum()
+    /// Number of open explicit snapshots (cursors not counted).
+    pub fn snapshot_count(&self) -> usize {
+        self.lock().iter().map(|l| l.snapshots).sum()
     }
 
-    /// Sequence number of the oldest live snapshot.
+    /// Sequence number of the oldest registration, cursors included: what
+    /// compaction must keep.
     pub fn oldest_seq(&self) -> Option<u64> {
         self.lock().first().map(|l| l.seq)
     }
 
-    /// Age of the oldest live snapshot.
-    pub fn oldest_age(&self) -> Option<Duration> {
-        self.lock()
-            .iter()
-            .map(|l| l.since)
-            .min()
-            .map(|t| t.elapsed())
+    /// Sequence number and age of the oldest open explicit snapshot.
+    pub fn oldest_snapshot(&self) -> Option<(u64, Duration)> {
+        let live = self.lock();
+        let oldest = live.iter().find(|l| l.snapshots > 0)?;
+        Some((
+            oldest.seq,
+            oldest.since.map_or(Duration::ZERO, |t| t.elapsed()),
+        ))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LiveSeq>> {
@@ -111,16 +137,28 @@ impl SnapshotRegistry {
     }
 }
 
-/// Adds a registration at `seq`, keeping `live` sorted; the newest
-/// sequence number (the common case) needs no search.
-fn add(live: &mut Vec<LiveSeq>, seq: u64) {
-    match live.last_mut() {
-        Some(last) if last.seq == seq => last.count += 1,
+/// Adds a registration of `holder` at `seq`, keeping `live` sorted; the
+/// newest sequence number (the common case) needs no search.
+fn add(live: &mut Vec<LiveSeq>, seq: u64, holder: Holder) {
+    let at = match live.last() {
+        Some(last) if last.seq == seq => live.len() - 1,
         Some(last) if last.seq > seq => match live.binary_search_by_key(&seq, |l| l.seq) {
-            Ok(i) => live[i].count += 1,
-            Err(i) => live.insert(i, LiveSeq::new(seq)),
+            Ok(i) => i,
+            Err(i) => {
+                live.insert(i, LiveSeq::new(seq));
+                i
+            }
         },
-        _ => live.push(LiveSeq::new(seq)),
+        _ => {
+            live.push(LiveSeq::new(seq));
+            live.len() - 1
+        }
+    };
+    let entry = &mut live[at];
+    entry.count += 1;
+    if holder == Holder::Snapshot {
+        entry.snapshots += 1;
+        entry.since.get_or_insert_with(Instant::now);
     }
 }
 
@@ -128,8 +166,9 @@ impl LiveSeq {
     fn new(seq: u64) -> Self {
         LiveSeq {
             seq,
-            count: 1,
-            since: Instant::now(),
+            count: 0,
+            snapshots: 0,
+            since: None,
         }
     }
 }
@@ -137,23 +176,24 @@ impl LiveSeq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Holder::{Cursor, Snapshot};
 
     #[test]
     fn register_release_and_ranges() {
         let reg = SnapshotRegistry::default();
         let visible = AtomicU64::new(5);
-        assert_eq!(reg.register(&visible), 5);
-        assert_eq!(reg.register(&visible), 5);
+        assert_eq!(reg.register(&visible, Snapshot), 5);
+        assert_eq!(reg.register(&visible, Snapshot), 5);
         visible.store(9, Ordering::Release);
-        assert_eq!(reg.register(&visible), 9);
-        assert_eq!(reg.open_count(), 3);
+        assert_eq!(reg.register(&visible, Snapshot), 9);
+        assert_eq!(reg.snapshot_count(), 3);
         let set = reg.capture(&visible);
         assert_eq!(set.seqs, vec![5, 9]);
         assert!(set.any_in(5, 6));
         assert!(!set.any_in(6, 9));
         assert!(set.any_below(6));
-        reg.release(5);
-        reg.release(5);
+        reg.release(5, Snapshot);
+        reg.release(5, Snapshot);
         assert_eq!(reg.oldest_seq(), Some(9));
     }
 
@@ -163,20 +203,45 @@ mod tests {
     fn registrations_out_of_order_stay_sorted() {
         let reg = SnapshotRegistry::default();
         let visible = AtomicU64::new(3);
-        reg.register(&visible);
+        reg.register(&visible, Snapshot);
         visible.store(7, Ordering::Release);
-        reg.register(&visible);
-        reg.register_at(3);
-        reg.register_at(5);
+        reg.register(&visible, Snapshot);
+        reg.register_at(3, Snapshot);
+        reg.register_at(5, Snapshot);
         assert_eq!(reg.capture(&visible).seqs, vec![3, 5, 7]);
-        assert_eq!(reg.open_count(), 4);
-        reg.release(3);
-        reg.release(3);
-        reg.release(4);
+        assert_eq!(reg.snapshot_count(), 4);
+        reg.release(3, Snapshot);
+        reg.release(3, Snapshot);
+        reg.release(4, Snapshot);
         assert_eq!(reg.capture(&visible).seqs, vec![5, 7]);
-        reg.release(5);
-        reg.release(7);
+        reg.release(5, Snapshot);
+        reg.release(7, Snapshot);
         assert_eq!(reg.oldest_seq(), None);
-        assert_eq!(reg.open_count(), 0);
+        assert_eq!(reg.snapshot_count(), 0);
+    }
+
+    /// Cursors hold their sequence numbers from compaction but are neither
+    /// counted nor timed as snapshots, as in RocksDB, where an iterator is
+    /// not in the snapshot list.
+    #[test]
+    fn cursors_are_kept_but_not_counted_as_snapshots() {
+        let reg = SnapshotRegistry::default();
+        let visible = AtomicU64::new(4);
+        reg.register(&visible, Cursor);
+        assert_eq!(reg.oldest_seq(), Some(4));
+        assert_eq!(reg.snapshot_count(), 0);
+        assert_eq!(reg.oldest_snapshot(), None);
+        visible.store(8, Ordering::Release);
+        reg.register(&visible, Snapshot);
+        reg.register_at(8, Cursor);
+        assert_eq!(reg.capture(&visible).seqs, vec![4, 8]);
+        assert_eq!(reg.snapshot_count(), 1);
+        assert_eq!(reg.oldest_snapshot().map(|(seq, _)| seq), Some(8));
+        reg.release(8, Snapshot);
+        assert_eq!(reg.oldest_snapshot(), None);
+        assert_eq!(reg.capture(&visible).seqs, vec![4, 8]);
+        reg.release(8, Cursor);
+        reg.release(4, Cursor);
+        assert_eq!(reg.oldest_seq(), None);
     }
 }

@@ -7,6 +7,8 @@
 //! from the last key it saw. Every cursor is an implicit snapshot: writes
 //! made after its creation are invisible to it.
 
+mod spare;
+
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -29,6 +31,15 @@ use crate::snapshot::SnapshotGuard;
 const FIRST_CHUNK: usize = 12;
 /// Largest refill.
 const MAX_CHUNK: usize = 512;
+/// Largest buffers handed on to the next cursor: those of a seek and a
+/// few refills; a long scan's are freed.
+const SPARE_MOST: usize = 4 * FIRST_CHUNK;
+
+thread_local! {
+    /// Buffers of this thread's dropped cursors, for its next ones.
+    static SPARE: spare::Spare<Buffered> = const { spare::Spare::new() };
+}
+
 /// Records of a refill hinted to the CPU at once (about what it can fetch
 /// in parallel; later ones would be evicted before they are read).
 const PREFETCHED: usize = 16;
@@ -121,17 +132,18 @@ pub struct Cursor {
 
 impl Cursor {
     pub(crate) fn new(snapshot: SnapshotGuard, ks: Arc<Keyspace>, range: KeyRange) -> Self {
+        let buffers = SPARE.try_with(spare::Spare::take).unwrap_or_default();
         Cursor {
             snapshot,
             ks,
             range,
             pins: SmallVec::new(),
             current: None,
-            ahead: VecDeque::new(),
+            ahead: buffers.ahead,
             direction: ScanDirection::Forward,
             fetched_up_to: SmallVec::new(),
             fetched: false,
-            payloads: Vec::new(),
+            payloads: buffers.payloads,
             exhausted: true,
             error: None,
             chunk: FIRST_CHUNK,
@@ -484,6 +496,17 @@ fn pin_of(pins: &mut SmallVec<[Arc<Segment>; 4]>, segment: &Arc<Segment>) -> usi
             pins.push(segment.clone());
             pins.len() - 1
         }
+    }
+}
+
+impl Drop for Cursor {
+    /// Hands the buffers to the thread's next cursor (see `spare`).
+    fn drop(&mut self) {
+        let buffers = spare::Buffers {
+            ahead: std::mem::take(&mut self.ahead),
+            payloads: std::mem::take(&mut self.payloads),
+        };
+        let _ = SPARE.try_with(|spare| spare.give_back(buffers, SPARE_MOST));
     }
 }
 
