@@ -160,6 +160,25 @@ impl FamilyCursor {
 
     /// The current entry's user timestamp: empty in a column family
     /// without timestamps, `None` when not on an entry.
+    /// The current key (as [`Self::item`]'s, without the value).
+    #[inline]
+    pub(crate) fn key(&self) -> Option<&[u8]> {
+        match &self.order {
+            Order::Bytewise(cursor) => cursor.key(),
+            Order::Sorted(sorted) => sorted.current().map(|(k, _, _)| k.as_slice()),
+        }
+    }
+
+    /// The current value (as [`Self::item`]'s, without the key).
+    #[inline]
+    pub(crate) fn value(&self) -> Option<&[u8]> {
+        let value = match &self.order {
+            Order::Bytewise(cursor) => cursor.value()?,
+            Order::Sorted(sorted) => sorted.current().map(|(_, v, _)| v.as_slice())?,
+        };
+        Some(&value[..value.len().saturating_sub(self.trim)])
+    }
+
     pub(crate) fn timestamp(&self) -> Option<&[u8]> {
         match &self.order {
             Order::Bytewise(cursor) => cursor.entry().map(|_| &[][..]),

@@ -266,13 +266,19 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
     /// The current key, if the iterator is valid.
     #[inline]
     pub fn key(&self) -> Option<&[u8]> {
-        self.item().map(|(key, _)| key)
+        if self.left_prefix {
+            return None;
+        }
+        self.cursor.as_ref().ok()?.key()
     }
 
     /// The current value, if the iterator is valid.
     #[inline]
     pub fn value(&self) -> Option<&[u8]> {
-        self.item().map(|(_, value)| value)
+        if self.left_prefix {
+            return None;
+        }
+        self.cursor.as_ref().ok()?.value()
     }
 
     /// The current key and value, if the iterator is valid.

@@ -70,6 +70,24 @@ impl OverlayCursor {
         }
     }
 
+    /// The current key (as [`Self::item`]'s, without the value).
+    #[inline]
+    pub(crate) fn key(&self) -> Option<&[u8]> {
+        match self.current? {
+            Current::Base => self.base.key(),
+            Current::Pending(i) => self.pending_item(i).map(|(key, _)| key),
+        }
+    }
+
+    /// The current value (as [`Self::item`]'s, without the key).
+    #[inline]
+    pub(crate) fn value(&self) -> Option<&[u8]> {
+        match self.current? {
+            Current::Base => self.base.value(),
+            Current::Pending(i) => self.pending_item(i).map(|(_, value)| value),
+        }
+    }
+
     /// The key and value of pending write `i`, if it is one with a value.
     fn pending_item(&self, i: usize) -> Option<(&[u8], &[u8])> {
         match &self.pending[i] {

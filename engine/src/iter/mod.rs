@@ -172,6 +172,22 @@ impl Cursor {
         })
     }
 
+    /// The current entry's key (what [`Self::entry`] gives, without the
+    /// value's bounds).
+    #[inline]
+    pub fn key(&self) -> Option<&[u8]> {
+        let b = self.current?;
+        Some(&self.pins[b.pin].bytes()[b.key.0..b.key.1])
+    }
+
+    /// The current entry's value (what [`Self::entry`] gives, without the
+    /// key's bounds).
+    #[inline]
+    pub fn value(&self) -> Option<&[u8]> {
+        let b = self.current?;
+        Some(&self.pins[b.pin].bytes()[b.value.0..b.value.1])
+    }
+
     /// The error that stopped the cursor, if any (it is then not valid).
     pub fn status(&self) -> Result<(), &Error> {
         self.error.as_ref().map_or(Ok(()), Err)
