@@ -89,9 +89,9 @@ impl SnapshotRegistry {
         let mut live = self.lock();
         if let Ok(i) = live.binary_search_by_key(&seq, |l| l.seq) {
             let entry = &mut live[i];
-            entry.count -= 1;
+            entry.count = entry.count.saturating_sub(1);
             if holder == Holder::Snapshot {
-                entry.snapshots -= 1;
+                entry.snapshots = entry.snapshots.saturating_sub(1);
                 if entry.snapshots == 0 {
                     entry.since = None;
                 }
