@@ -122,6 +122,7 @@ impl SortedEntries {
 
 impl FamilyCursor {
     /// Reads in bytewise order through the engine's cursor.
+    #[inline]
     pub(crate) fn bytewise(cursor: Cursor, trim: usize) -> Self {
         Self {
             order: Order::Bytewise(cursor),

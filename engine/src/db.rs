@@ -447,6 +447,7 @@ impl Db {
 
     /// A cursor over `keyspace` within `range`, reading at this moment (an
     /// implicit snapshot). Position it with `seek_to_first` and friends.
+    #[inline]
     pub fn cursor(&self, keyspace: KeyspaceId, range: KeyRange) -> Result<Cursor> {
         let ks = keyspace_of(&self.shared(), keyspace)?;
         Ok(Cursor::new(

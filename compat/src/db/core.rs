@@ -155,6 +155,11 @@ pub struct Core {
     /// created: until then reads and writes skip every timestamp check
     /// (and the lock on the column families those take).
     timestamped_families: AtomicBool,
+    /// Whether a column family with a comparator of its own (user
+    /// timestamps included) was ever opened or created: until then every
+    /// cursor is the engine's bytewise one, made without the lock on the
+    /// column families.
+    ordered_families: AtomicBool,
     /// This core, for the background thread it starts (set once it is
     /// shared: see `RunningCore`).
     pub(crate) myself: Weak<Core>,
@@ -171,6 +176,7 @@ impl Core {
         identity: Vec<u8>,
     ) -> Self {
         let timestamped = families.values().any(|f| f.timestamps().is_some());
+        let ordered = families.values().any(|f| f.comparator.is_some());
         Self {
             engine,
             access,
@@ -185,6 +191,7 @@ impl Core {
             myself: Weak::new(),
             filter_thread: Mutex::new(None),
             timestamped_families: AtomicBool::new(timestamped),
+            ordered_families: AtomicBool::new(ordered),
         }
     }
 
@@ -215,10 +222,13 @@ impl Core {
     }
 
     /// Notes that column family `info`, just opened or created, may have
-    /// user timestamps.
+    /// user timestamps or a comparator of its own.
     pub(crate) fn note_family(&self, info: &FamilyInfo) {
         if info.timestamps().is_some() {
             self.timestamped_families.store(true, Ordering::Release);
+        }
+        if info.comparator.is_some() {
+            self.ordered_families.store(true, Ordering::Release);
         }
     }
 
@@ -412,7 +422,24 @@ impl Core {
     /// A cursor over column family `cf` within the bounds of `readopts`, at
     /// its snapshot if it names one (else at this moment), in the column
     /// family's order (see `family_cursor.rs`).
+    #[inline]
     pub(crate) fn cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
+        if readopts.timestamp.is_none() && !self.ordered_families.load(Ordering::Acquire) {
+            // No family has a comparator (nor timestamps): what
+            // `ordered_cursor` would build, without its lookups.
+            let range = KeyRange {
+                lower: readopts.iterate_lower_bound.clone(),
+                upper: readopts.iterate_upper_bound.clone(),
+            };
+            let cursor = self.raw_cursor(cf, range, readopts)?;
+            return Ok(FamilyCursor::bytewise(cursor, self.value_trim()));
+        }
+        self.ordered_cursor(cf, readopts)
+    }
+
+    /// [`Self::cursor`] once some column family has a comparator of its
+    /// own or the read names a timestamp.
+    fn ordered_cursor(&self, cf: u32, readopts: &ReadOptions) -> Result<FamilyCursor, Error> {
         let (lower, upper) = (&readopts.iterate_lower_bound, &readopts.iterate_upper_bound);
         if let Some((comparator, read_ts)) = self.read_timestamp(cf, readopts)? {
             if readopts.iter_start_ts.is_some() {
@@ -451,6 +478,7 @@ impl Core {
 
     /// An engine cursor over `range` of column family `cf`, at the snapshot
     /// of `readopts` if it names one.
+    #[inline]
     fn raw_cursor(
         &self,
         cf: u32,

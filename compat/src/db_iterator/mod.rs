@@ -54,6 +54,7 @@ struct CursorSource<'a, D: DBAccess> {
 impl<D: DBAccess> CursorSource<'_, D> {
     /// A cursor at the latest state (or the read options' snapshot), with
     /// the pending writes of the handle (a transaction's own) laid over it.
+    #[inline]
     fn cursor(&self) -> Result<OverlayCursor, Error> {
         let pending = self.db.pending_writes_internal(
             self.cf,

@@ -29,6 +29,7 @@ pub(crate) struct OverlayCursor {
 }
 
 impl OverlayCursor {
+    #[inline]
     pub(crate) fn new(base: FamilyCursor, pending: Vec<(Vec<u8>, PendingWrite)>) -> Self {
         Self {
             base,

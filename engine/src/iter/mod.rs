@@ -131,6 +131,7 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    #[inline]
     pub(crate) fn new(snapshot: SnapshotGuard, ks: Arc<Keyspace>, range: KeyRange) -> Self {
         let buffers = SPARE.try_with(spare::Spare::take).unwrap_or_default();
         Cursor {
