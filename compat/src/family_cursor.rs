@@ -150,17 +150,9 @@ impl FamilyCursor {
     /// The current key and value.
     #[inline]
     pub(crate) fn item(&self) -> Option<(&[u8], &[u8])> {
-        let (key, value) = match &self.order {
-            Order::Bytewise(cursor) => cursor.entry().map(|e| (e.key(), e.value()))?,
-            Order::Sorted(sorted) => sorted
-                .current()
-                .map(|(k, v, _)| (k.as_slice(), v.as_slice()))?,
-        };
-        Some((key, &value[..value.len().saturating_sub(self.trim)]))
+        Some((self.key()?, self.value()?))
     }
 
-    /// The current entry's user timestamp: empty in a column family
-    /// without timestamps, `None` when not on an entry.
     /// The current key (as [`Self::item`]'s, without the value).
     #[inline]
     pub(crate) fn key(&self) -> Option<&[u8]> {
@@ -180,6 +172,8 @@ impl FamilyCursor {
         Some(&value[..value.len().saturating_sub(self.trim)])
     }
 
+    /// The current entry's user timestamp: empty in a column family
+    /// without timestamps, `None` when not on an entry.
     pub(crate) fn timestamp(&self) -> Option<&[u8]> {
         match &self.order {
             Order::Bytewise(cursor) => cursor.entry().map(|_| &[][..]),

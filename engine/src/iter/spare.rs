@@ -2,7 +2,7 @@
 //!
 //! A cursor buffers the index payloads and the visible entries of each
 //! refill. Allocating both afresh made every short seek pay two
-//! allocations and two frees (about 400 instructions of a seek + 10 of
+//! allocations and two frees (about 250 instructions of a seek + 10 of
 //! ~10,000); a cursor dropped hands its buffers back here, emptied, and the
 //! next cursor on the same thread takes them.
 
