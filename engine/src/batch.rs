@@ -199,6 +199,20 @@ impl WriteBatch {
         self.data.len()
     }
 
+    /// Makes room for `ops` more operations whose fields take `bytes` more,
+    /// so that adding them allocates nothing (a reused batch usually has
+    /// the room already).
+    pub fn reserve(&mut self, ops: usize, bytes: usize) {
+        self.ops.reserve(ops);
+        self.data.reserve(bytes);
+    }
+
+    /// Bytes the batch has allocated (for a caller deciding whether an
+    /// emptied batch is small enough to keep for reuse).
+    pub fn allocated_bytes(&self) -> usize {
+        self.ops.capacity() * std::mem::size_of::<Entry>() + self.data.capacity()
+    }
+
     /// Removes every operation.
     pub fn clear(&mut self) {
         self.ops.clear();

@@ -36,6 +36,9 @@ pub struct WatchedKey<'k> {
 /// Fails with [`Error::Conflict`] naming the first watched key written after
 /// its `since_seq`. Keys of keyspaces that no longer exist are skipped.
 pub(crate) fn check(shared: &Shared, watched: &[WatchedKey<'_>]) -> Result<()> {
+    if watched.is_empty() {
+        return Ok(());
+    }
     let keyspaces = shared.keyspaces.load();
     for w in watched {
         let Some(ks) = keyspaces.get(w.keyspace) else {

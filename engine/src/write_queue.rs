@@ -78,7 +78,8 @@ pub(crate) fn submit(
     if !state.leading && state.waiting.is_empty() {
         state.leading = true;
         drop(state);
-        return lead(shared, Member { batch, watched }, sync);
+        // Nobody was queued: a group of this write alone.
+        return lead(shared, Member { batch, watched }, sync, Vec::new());
     }
     let request = Arc::new(Request {
         batch: batch.clone(),
@@ -108,7 +109,7 @@ pub(crate) fn submit(
                     batch: &request.batch,
                     watched: &watched,
                 };
-                return lead(shared, own, request.sync);
+                return lead(shared, own, request.sync, take_followers(shared));
             }
             Turn::Done(outcome) => return outcome,
         }
@@ -133,12 +134,17 @@ impl Request {
     }
 }
 
-/// Writes `own` and the queued batches as one group, hands the lead on,
-/// syncs if asked, and wakes the followers.
-fn lead(shared: &Shared, own: Member<'_>, own_sync: bool) -> Result<()> {
+/// Writes `own` and `followers` (the queued requests this leader took) as
+/// one group, hands the lead on, syncs if asked, and wakes the followers.
+fn lead(
+    shared: &Shared,
+    own: Member<'_>,
+    own_sync: bool,
+    followers: Vec<Arc<Request>>,
+) -> Result<()> {
     let mut group = Group {
         shared,
-        followers: take_followers(shared),
+        followers,
         handed_off: false,
         done: false,
     };

@@ -14,6 +14,7 @@ use crate::comparator::Comparator;
 use crate::db::background_filters::FilterThread;
 use crate::db::errors::IntoRocks;
 use crate::db::open::Access;
+use crate::db::spare_batch;
 use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
 use crate::family_cursor::{FamilyCursor, SortedEntries};
@@ -715,12 +716,26 @@ impl Core {
         watched: &[WatchedKey<'_>],
         bytes: usize,
     ) -> Result<(), Error> {
-        let mut engine_batch = alexdb_engine::WriteBatch::with_capacity(ops.len(), op_bytes(ops));
+        let mut engine_batch = spare_batch::take(ops.len(), op_bytes(ops));
+        let outcome = self.apply_as(&mut engine_batch, ops, writeopts, watched, bytes);
+        spare_batch::give_back(engine_batch);
+        outcome
+    }
+
+    /// [`Self::apply`] with `engine_batch`, empty, to translate `ops` into.
+    fn apply_as(
+        &self,
+        engine_batch: &mut alexdb_engine::WriteBatch,
+        ops: &[BatchOp<'_>],
+        writeopts: &WriteOptions,
+        watched: &[WatchedKey<'_>],
+        bytes: usize,
+    ) -> Result<(), Error> {
         {
             let families = self.families();
             let stamp = self.stamped_values.then(ttl::now_seconds);
             for op in ops {
-                translate(*op, &families, writeopts, stamp, &mut engine_batch)?;
+                translate(*op, &families, writeopts, stamp, engine_batch)?;
             }
         }
         let engine_opts = alexdb_engine::WriteOptions {
@@ -729,7 +744,7 @@ impl Core {
         };
         let started = self.clock();
         self.engine
-            .write_unless_changed(&engine_batch, &engine_opts, watched)
+            .write_unless_changed(engine_batch, &engine_opts, watched)
             .rocks()?;
         self.count_write(started, ops.len(), bytes, writeopts.sync());
         Ok(())

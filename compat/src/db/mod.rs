@@ -21,6 +21,7 @@ mod multi_get;
 pub(crate) mod open;
 mod read;
 mod rocksdb_dir;
+mod spare_batch;
 mod timestamps;
 pub(crate) mod ttl;
 mod write;

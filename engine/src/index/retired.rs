@@ -21,6 +21,7 @@
 //! Since session 20 nodes live in the index's own heap (`node_heap`), not
 //! glibc's; handing them to the writer still keeps frees off readers.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::node::Node;
@@ -36,6 +37,12 @@ pub(crate) const FREED_PER_WRITE: usize = 8;
 /// which the writer frees with the rest of it.
 static POOL: Mutex<Vec<HeapBox<Node>>> = Mutex::new(Vec::new());
 
+/// How many nodes [`POOL`] holds, kept beside it so that a write that finds
+/// the pool empty (an overwrite retires nothing) skips its lock. Only
+/// changed with the pool's lock held; read without it, it may be stale by
+/// a node handed over meanwhile, which the next write frees.
+static POOLED: AtomicUsize = AtomicUsize::new(0);
+
 fn pool() -> MutexGuard<'static, Vec<HeapBox<Node>>> {
     // A panic while the pool was locked leaves a valid vector behind.
     POOL.lock().unwrap_or_else(PoisonError::into_inner)
@@ -43,7 +50,9 @@ fn pool() -> MutexGuard<'static, Vec<HeapBox<Node>>> {
 
 /// Takes a node no reader can reach any more, to be freed by a writer.
 pub(crate) fn hand_over(node: HeapBox<Node>) {
-    pool().push(node);
+    let mut pool = pool();
+    pool.push(node);
+    POOLED.store(pool.len(), Ordering::Relaxed);
 }
 
 /// Frees up to `max` pooled nodes on the calling thread, a few per hold of
@@ -51,10 +60,12 @@ pub(crate) fn hand_over(node: HeapBox<Node>) {
 /// every write.
 pub(crate) fn free_some(max: usize) {
     let mut left = max;
-    while left > 0 {
+    while left > 0 && POOLED.load(Ordering::Relaxed) > 0 {
         let taken: [Option<HeapBox<Node>>; FREED_PER_WRITE] = {
             let mut pool = pool();
-            std::array::from_fn(|i| if i < left { pool.pop() } else { None })
+            let taken = std::array::from_fn(|i| if i < left { pool.pop() } else { None });
+            POOLED.store(pool.len(), Ordering::Relaxed);
+            taken
         };
         let freed = taken.iter().flatten().count();
         drop(taken);
@@ -67,7 +78,11 @@ pub(crate) fn free_some(max: usize) {
 
 /// Frees every pooled node on the calling thread.
 pub(crate) fn free_all() {
-    let taken = std::mem::take(&mut *pool());
+    let taken = {
+        let mut pool = pool();
+        POOLED.store(0, Ordering::Relaxed);
+        std::mem::take(&mut *pool)
+    };
     drop(taken);
 }
 
