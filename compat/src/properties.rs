@@ -80,7 +80,7 @@ pub const NUM_DELETES_IMM_MEM_TABLES: &PropName = property!("num-deletes-imm-mem
 pub const ESTIMATE_NUM_KEYS: &PropName = property!("estimate-num-keys");
 /// `"rocksdb.estimate-table-readers-mem"`: memory used by table readers.
 pub const ESTIMATE_TABLE_READERS_MEM: &PropName = property!("estimate-table-readers-mem");
-/// `"rocksdb.is-file-deletions-enabled"`: 0 if obsolete-file deletion is enabled.
+/// `"rocksdb.is-file-deletions-enabled"`: 1 if obsolete-file deletion is enabled, else 0.
 pub const IS_FILE_DELETIONS_ENABLED: &PropName = property!("is-file-deletions-enabled");
 /// `"rocksdb.num-snapshots"`: unreleased snapshots.
 pub const NUM_SNAPSHOTS: &PropName = property!("num-snapshots");

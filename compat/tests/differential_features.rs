@@ -52,3 +52,4 @@ compare!(ttl_entries_expire_at_compaction);
 compare!(comparator_orders_every_iteration);
 compare!(ingested_files_override_the_database);
 compare!(set_options_accepts_and_refuses_the_same_input);
+compare!(properties_answer_where_rocksdb_does);

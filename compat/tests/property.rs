@@ -201,3 +201,74 @@ fn snapshot_properties_count_snapshots_not_iterators() {
     drop(iter);
     assert_eq!(int("rocksdb.num-snapshots"), Some(0));
 }
+
+#[test]
+fn files_by_level_agree_with_live_files_and_end_at_num_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = rocksdb::Options::default();
+    opts.create_if_missing(true);
+    opts.set_num_levels(4);
+    let db = rocksdb::DB::open(&opts, dir.path()).unwrap();
+    for i in 0..100u32 {
+        db.put(i.to_be_bytes(), [7u8; 50]).unwrap();
+    }
+    db.delete(3u32.to_be_bytes()).unwrap();
+    let files = db.live_files().unwrap().len();
+    assert!(files > 0);
+    let int = |name: &str| db.property_int_value(name).unwrap();
+    assert_eq!(int("rocksdb.num-files-at-level0"), Some(files as u64));
+    assert_eq!(int("rocksdb.num-files-at-level3"), Some(0));
+    assert_eq!(int("rocksdb.num-files-at-level4"), None);
+    assert_eq!(int("rocksdb.num-files-at-level"), None);
+    assert_eq!(int("rocksdb.base-level"), Some(3));
+    let text = |name: &str| db.property_value(name).unwrap();
+    assert_eq!(
+        text("rocksdb.compression-ratio-at-level1").as_deref(),
+        Some("-1.000000")
+    );
+    let tables = text("rocksdb.aggregated-table-properties").unwrap();
+    assert!(tables.contains("# entries=101; "), "{tables}");
+    assert!(tables.contains("# deletions=1; "), "{tables}");
+    assert!(tables.contains("raw key size=404; "), "{tables}");
+    let levels = text("rocksdb.levelstats").unwrap();
+    assert_eq!(levels.lines().count(), 2 + 4, "{levels}");
+    let sstables = text("rocksdb.sstables").unwrap();
+    assert_eq!(sstables.matches("--- level ").count(), 4, "{sstables}");
+    assert!(
+        sstables.contains("['00000000' .. '00000063']"),
+        "{sstables}"
+    );
+}
+
+#[test]
+fn file_deletion_and_statistics_properties_follow_the_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = rocksdb::Options::default();
+    opts.create_if_missing(true);
+    let db = rocksdb::DB::open(&opts, dir.path()).unwrap();
+    let enabled = || {
+        db.property_int_value(properties::IS_FILE_DELETIONS_ENABLED)
+            .unwrap()
+    };
+    assert_eq!(enabled(), Some(1));
+    db.disable_file_deletions().unwrap();
+    assert_eq!(enabled(), Some(0));
+    db.enable_file_deletions().unwrap();
+    assert_eq!(enabled(), Some(1));
+    assert_eq!(
+        db.property_value(properties::OPTIONS_STATISTICS).unwrap(),
+        None
+    );
+    drop(db);
+    opts.enable_statistics();
+    let db = rocksdb::DB::open(&opts, dir.path()).unwrap();
+    db.put(b"k", b"v").unwrap();
+    let report = db
+        .property_value(properties::OPTIONS_STATISTICS)
+        .unwrap()
+        .unwrap();
+    assert!(
+        report.contains("rocksdb.number.keys.written COUNT : 1"),
+        "{report}"
+    );
+}

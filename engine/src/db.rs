@@ -637,6 +637,12 @@ impl Db {
                 .iter()
                 .filter(|x| x.kind() == SegmentKind::Log)
                 .count() as u64,
+            oldest_log_segment: table
+                .iter()
+                .filter(|x| x.kind() == SegmentKind::Log)
+                .map(|x| x.id())
+                .min(),
+            segment_table_changes: s.counters.segment_tables.load(Ordering::Relaxed),
             bytes_reclaimed: s.counters.bytes_reclaimed.load(Ordering::Relaxed),
             compaction_errors: s.counters.compaction_errors.load(Ordering::Relaxed),
             slowed_write_sleeps: s.write_throttle.sleeps(),

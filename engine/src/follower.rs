@@ -78,7 +78,7 @@ pub(crate) fn catch_up_in_place(shared: &Shared) -> Result<Followed> {
     for s in &chain[1..] {
         table = Arc::new(table.with(s.clone()));
     }
-    shared.segments.store(table);
+    shared.publish_segments(table);
     let last = chain.len() - 1;
     for (i, segment) in chain.iter().enumerate() {
         if !follow_segment(shared, segment, i == last)? {

@@ -123,7 +123,7 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
     let segment = Arc::new(segment);
     let table: SegmentTable = shared.segments.load().with(segment.clone());
     crate::segment::map_advice::advise_if_fits(&table);
-    shared.segments.store(Arc::new(table));
+    shared.publish_segments(Arc::new(table));
     w.active = segment;
     shared.request_compaction();
     Ok(())

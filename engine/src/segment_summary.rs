@@ -12,6 +12,8 @@ use crate::segment::scan::scan_frames;
 /// One keyspace's records in one segment file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentSummary {
+    /// The segment's id (its file's number).
+    pub segment_id: u32,
     /// The segment file's name in the database directory.
     pub file_name: String,
     /// The file's length in bytes (its written data and header).
@@ -31,6 +33,17 @@ pub struct SegmentSummary {
     pub entries: u64,
     /// Of those, the deletes (point and range).
     pub deletions: u64,
+    /// Of the deletes, the range deletes.
+    pub range_deletions: u64,
+    /// Of the records, the merges.
+    pub merges: u64,
+    /// Bytes of the records' keys (a range delete's first key).
+    pub key_bytes: u64,
+    /// Bytes of the records' values and merge operands (a range delete's
+    /// end key).
+    pub value_bytes: u64,
+    /// The smallest and the largest sequence number of its records here.
+    pub seq_range: (u64, u64),
 }
 
 /// Summarizes every keyspace `live` accepts in `segment`, reading its
@@ -47,6 +60,7 @@ pub(crate) fn summarize(
         let s = per_keyspace
             .entry(r.keyspace)
             .or_insert_with(|| SegmentSummary {
+                segment_id: segment.id(),
                 file_name: crate::segment::file_name(segment.id()),
                 file_bytes: segment.written(),
                 compacted: segment.kind() != crate::format::segment_header::SegmentKind::Log,
@@ -55,6 +69,11 @@ pub(crate) fn summarize(
                 largest_key: r.key.to_vec(),
                 entries: 0,
                 deletions: 0,
+                range_deletions: 0,
+                merges: 0,
+                key_bytes: 0,
+                value_bytes: 0,
+                seq_range: (r.seq, r.seq),
             });
         if r.key < s.smallest_key.as_slice() {
             s.smallest_key = r.key.to_vec();
@@ -67,6 +86,11 @@ pub(crate) fn summarize(
             r.kind,
             RecordKind::Delete | RecordKind::RangeDelete
         ));
+        s.range_deletions += u64::from(r.kind == RecordKind::RangeDelete);
+        s.merges += u64::from(r.kind == RecordKind::Merge);
+        s.key_bytes += r.key.len() as u64;
+        s.value_bytes += (r.value.len() + r.operand.len()) as u64;
+        s.seq_range = (s.seq_range.0.min(r.seq), s.seq_range.1.max(r.seq));
     });
     if let Some(d) = scan.damage {
         return Err(Error::corruption(segment.path(), d.offset, d.reason));

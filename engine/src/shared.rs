@@ -93,9 +93,17 @@ pub(crate) struct Counters {
     pub records_read_at_open: AtomicU64,
     /// Writer-lock holds taken by compaction installs (see `rewrite.rs`).
     pub install_steps: AtomicU64,
+    /// Segment tables published since open (see [`Shared::publish_segments`]).
+    pub segment_tables: AtomicU64,
 }
 
 impl Shared {
+    /// Makes `table` the segment table readers load, and counts it.
+    pub fn publish_segments(&self, table: Arc<SegmentTable>) {
+        self.segments.store(table);
+        self.counters.segment_tables.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Fails if the handle is read-only or an earlier I/O error poisoned
     /// it: every path that writes to the directory checks this first.
     pub fn check_poison(&self) -> Result<()> {

@@ -34,6 +34,12 @@ pub struct Stats {
     /// Segments whose records lie in log (write) order: the active segment
     /// and sealed log segments not yet put in key order.
     pub log_segments: u64,
+    /// The id of the oldest of those (the file the log's replay starts
+    /// from), if any.
+    pub oldest_log_segment: Option<u32>,
+    /// Times the set of segment files changed since open (a log rotation,
+    /// a compaction's install, a segment dropped).
+    pub segment_table_changes: u64,
     /// Bytes freed by compaction since open.
     pub bytes_reclaimed: u64,
     /// Compaction passes that failed since open.

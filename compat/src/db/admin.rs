@@ -8,11 +8,13 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::PoisonError;
 
 use alexdb_engine::{KeyspaceId, Stats};
 
 use super::compaction_filters::PassKind;
 use super::errors::IntoRocks;
+use super::level_properties::{FamilyFiles, level_suffix};
 use super::open::Access;
 use super::{DBCommon, DBInner, ThreadMode};
 use crate::{
@@ -220,10 +222,23 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// figures are per column family, as in RocksDB: the database's, in the
     /// proportion of the family's live keys (segments hold every family's
     /// records together), so a family without keys reports 0;
-    /// `rocksdb.stats`/`rocksdb.dbstats`/`rocksdb.cfstats` (text),
-    /// `rocksdb.num-snapshots`, `rocksdb.background-errors`, and the
-    /// memtable, flush, block-cache and write-stall counters, which are
-    /// always 0 (AlexDB has none of those).
+    /// `rocksdb.stats`/`rocksdb.dbstats`/`rocksdb.cfstats`/
+    /// `rocksdb.cfstats-no-file-histogram` (text), `rocksdb.cf-file-histogram`
+    /// (its header: no file reads are timed by level),
+    /// `rocksdb.num-snapshots`, `rocksdb.oldest-snapshot-time` and
+    /// `-sequence`, `rocksdb.background-errors`,
+    /// `rocksdb.is-file-deletions-enabled`, `rocksdb.current-super-version-number`
+    /// (changes of the set of segment files since open),
+    /// `rocksdb.min-log-number-to-keep` (the oldest segment still in log
+    /// order), `rocksdb.num-live-versions` (1), `rocksdb.min-obsolete-sst-number-to-keep`
+    /// (`u64::MAX`: no job keeps an obsolete file), `rocksdb.base-level`,
+    /// `rocksdb.options-statistics` (with statistics enabled); the files by
+    /// level (`rocksdb.num-files-at-level<N>`, `compression-ratio-at-level<N>`,
+    /// `aggregated-table-properties`, `-at-level<N>`, `levelstats`,
+    /// `sstables`: every segment file at level 0, as [`Self::live_files`]
+    /// reports them; they read every record); and the memtable, flush,
+    /// block-cache and write-stall counters, which are always 0 (AlexDB has
+    /// none of those).
     pub fn property_value(&self, name: impl CStrLike) -> Result<Option<String>, Error> {
         self.property(0, name)
     }
@@ -282,6 +297,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         let name = name.to_string_lossy();
         let engine = &self.core().engine;
         let stats = engine.stats();
+        if let Some(answer) = self.file_property(cf, &name, &stats)? {
+            return Ok(answer);
+        }
         let value = match name.as_ref() {
             "rocksdb.estimate-num-keys" => engine.live_keys(KeyspaceId(cf)).rocks()?,
             "rocksdb.total-sst-files-size" => self.family_share(cf, stats.data_bytes)?,
@@ -298,9 +316,41 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             "rocksdb.estimate-pending-compaction-bytes" => {
                 self.family_share(cf, stats.dead_bytes)?
             }
-            "rocksdb.stats" | "rocksdb.dbstats" | "rocksdb.cfstats" => {
+            "rocksdb.stats"
+            | "rocksdb.dbstats"
+            | "rocksdb.cfstats"
+            | "rocksdb.cfstats-no-file-histogram" => {
                 return Ok(Some(stats_text(self.path(), &stats)));
             }
+            "rocksdb.cf-file-histogram" => {
+                // No file reads are timed per level: the header alone, as
+                // RocksDB prints it before any read.
+                let name = self.family_name(cf);
+                return Ok(Some(format!(
+                    "\n** File Read Latency Histogram By Level [{name}] **\n"
+                )));
+            }
+            "rocksdb.options-statistics" => {
+                return Ok(self.core().statistics().map(|s| s.report()));
+            }
+            "rocksdb.is-file-deletions-enabled" => u64::from(
+                self.core()
+                    .file_holds
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .is_empty(),
+            ),
+            // One current set of files: readers hold segments, not versions.
+            "rocksdb.num-live-versions" => 1,
+            "rocksdb.current-super-version-number" => stats.segment_table_changes,
+            "rocksdb.min-log-number-to-keep" => stats.oldest_log_segment.map_or(0, u64::from),
+            // No running job keeps an obsolete file for itself.
+            "rocksdb.min-obsolete-sst-number-to-keep" => u64::MAX,
+            "rocksdb.base-level" => self
+                .core()
+                .families()
+                .get(&cf)
+                .map_or(0, |f| f.base_level as u64),
             "rocksdb.cur-size-active-mem-table"
             | "rocksdb.cur-size-all-mem-tables"
             | "rocksdb.size-all-mem-tables"
@@ -322,6 +372,75 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             _ => return Ok(None),
         };
         Ok(Some(value.to_string()))
+    }
+
+    /// The properties that describe column family `cf`'s files by level
+    /// (see `level_properties.rs`): `Some` with the answer when `name` is
+    /// one of them, `None` when it is another property.
+    fn file_property(
+        &self,
+        cf: u32,
+        name: &str,
+        stats: &Stats,
+    ) -> Result<Option<Option<String>>, Error> {
+        type ByLevel = fn(&FamilyFiles, usize) -> Option<String>;
+        let by_level: [(&str, ByLevel); 3] = [
+            (
+                "rocksdb.num-files-at-level",
+                FamilyFiles::num_files_at_level,
+            ),
+            (
+                "rocksdb.compression-ratio-at-level",
+                FamilyFiles::compression_ratio_at_level,
+            ),
+            (
+                "rocksdb.aggregated-table-properties-at-level",
+                FamilyFiles::table_properties_at_level,
+            ),
+        ];
+        for (prefix, answer) in by_level {
+            if let Some(level) = level_suffix(name, prefix) {
+                return Ok(Some(match level {
+                    Some(level) => answer(&self.family_files(cf)?, level),
+                    None => None,
+                }));
+            }
+        }
+        let text = match name {
+            "rocksdb.levelstats" => self.family_files(cf)?.level_stats(),
+            "rocksdb.sstables" => self.family_files(cf)?.sstables(stats.segment_table_changes),
+            "rocksdb.aggregated-table-properties" => {
+                let files = self.family_files(cf)?;
+                files.table_properties(&files.files)
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Some(text)))
+    }
+
+    /// Column family `cf`'s segment files (reads every record).
+    fn family_files(&self, cf: u32) -> Result<FamilyFiles, Error> {
+        let core = self.core();
+        let summaries = core.engine.segment_summaries().rocks()?;
+        let levels = core.families().get(&cf).map_or(7, |f| f.levels);
+        Ok(FamilyFiles {
+            name: self.family_name(cf),
+            id: cf,
+            levels,
+            files: summaries
+                .into_iter()
+                .filter(|s| s.keyspace.0 == cf)
+                .collect(),
+        })
+    }
+
+    /// The name of column family `cf` (empty once it is dropped).
+    fn family_name(&self, cf: u32) -> String {
+        self.core()
+            .families()
+            .get(&cf)
+            .map(|f| f.name.clone())
+            .unwrap_or_default()
     }
 
     /// The sequence number of the last write: 0 for a new database, and

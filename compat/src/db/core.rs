@@ -51,6 +51,13 @@ pub(crate) struct FamilyInfo {
     /// Whether its options set `disable_auto_compactions` (see
     /// [`Core::apply_auto_compaction`]).
     pub(crate) auto_compactions_disabled: bool,
+    /// The levels RocksDB would give it (`num_levels`, 7 unless set), for
+    /// the properties that describe files by level (`level_properties.rs`).
+    pub(crate) levels: usize,
+    /// The level RocksDB would compact its level-0 files into
+    /// (`rocksdb.base-level`): the last level with
+    /// `level_compaction_dynamic_level_bytes` (the default), else level 1.
+    pub(crate) base_level: usize,
 }
 
 impl std::fmt::Debug for FamilyInfo {
@@ -67,6 +74,8 @@ impl std::fmt::Debug for FamilyInfo {
             .field("ttl", &self.ttl)
             .field("merge_operator", &self.merge_operator)
             .field("auto_compactions_disabled", &self.auto_compactions_disabled)
+            .field("levels", &self.levels)
+            .field("base_level", &self.base_level)
             .finish()
     }
 }
@@ -106,6 +115,13 @@ impl FamilyInfo {
         opts: &Options,
     ) -> Result<Self, Error> {
         let merge_operator = opts.merge_operator.clone();
+        let levels = opts
+            .recorded
+            .get("num_levels")
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(7);
+        let dynamic_levels = opts.recorded.get("level_compaction_dynamic_level_bytes") != Some("0");
         engine
             .set_merge_function(
                 id,
@@ -124,6 +140,11 @@ impl FamilyInfo {
             comparator: opts.comparator.clone(),
             ttl: None,
             auto_compactions_disabled: opts.recorded.get("disable_auto_compactions") == Some("1"),
+            levels,
+            base_level: match dynamic_levels {
+                true => levels - 1,
+                false => levels.min(2) - 1,
+            },
         };
         info.check_supported()?;
         Ok(info)

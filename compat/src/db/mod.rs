@@ -16,6 +16,7 @@ pub(crate) mod errors;
 mod history;
 mod ingest;
 pub(crate) mod iterator_methods;
+mod level_properties;
 mod metadata;
 mod multi_get;
 pub(crate) mod open;

@@ -338,3 +338,87 @@ pub fn set_options_accepts_and_refuses_the_same_input(_seed: u64) -> Vec<String>
         .map(|case| format!("{case:?}: {:?}", db.set_options(case).map_err(|e| e.kind())))
         .collect()
 }
+
+/// How a property answers: not at all, with an integer, or with text (and
+/// the value itself where it is the same on every run of every engine).
+fn property_answer(db: &DB, name: &str, exact: bool) -> String {
+    let value = db.property_value(name).unwrap();
+    let int = db.property_int_value(name);
+    match (value, int) {
+        (None, _) => format!("{name}: none"),
+        (Some(v), Ok(Some(_))) if exact => format!("{name}: int {v}"),
+        (Some(_), Ok(Some(_))) => format!("{name}: int"),
+        (Some(v), _) if exact => format!("{name}: text {v}"),
+        (Some(_), _) => format!("{name}: text"),
+    }
+}
+
+pub fn properties_answer_where_rocksdb_does(seed: u64) -> Vec<String> {
+    use api::properties as p;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let db = open_with_cf(dir.path());
+    random_writes(&db, &mut rng, 100);
+    db.flush().unwrap();
+    let varying = [
+        p::STATS,
+        p::SSTABLES,
+        p::CFSTATS,
+        p::CFSTATS_NO_FILE_HISTOGRAM,
+        p::CF_FILE_HISTOGRAM,
+        p::DBSTATS,
+        p::LEVELSTATS,
+        p::NUM_IMMUTABLE_MEM_TABLE,
+        p::NUM_IMMUTABLE_MEM_TABLE_FLUSHED,
+        p::MEM_TABLE_FLUSH_PENDING,
+        p::NUM_RUNNING_FLUSHES,
+        p::COMPACTION_PENDING,
+        p::NUM_RUNNING_COMPACTIONS,
+        p::BACKGROUND_ERRORS,
+        p::CUR_SIZE_ACTIVE_MEM_TABLE,
+        p::CUR_SIZE_ALL_MEM_TABLES,
+        p::SIZE_ALL_MEM_TABLES,
+        p::NUM_ENTRIES_ACTIVE_MEM_TABLE,
+        p::NUM_ENTRIES_IMM_MEM_TABLES,
+        p::NUM_DELETES_ACTIVE_MEM_TABLE,
+        p::NUM_DELETES_IMM_MEM_TABLES,
+        p::ESTIMATE_NUM_KEYS,
+        p::ESTIMATE_TABLE_READERS_MEM,
+        p::NUM_SNAPSHOTS,
+        p::OLDEST_SNAPSHOT_TIME,
+        p::CURRENT_SUPER_VERSION_NUMBER,
+        p::ESTIMATE_LIVE_DATA_SIZE,
+        p::MIN_LOG_NUMBER_TO_KEEP,
+        p::TOTAL_SST_FILES_SIZE,
+        p::LIVE_SST_FILES_SIZE,
+        p::ESTIMATE_PENDING_COMPACTION_BYTES,
+        p::AGGREGATED_TABLE_PROPERTIES,
+        p::ACTUAL_DELAYED_WRITE_RATE,
+        p::IS_WRITE_STOPPED,
+        p::ESTIMATE_OLDEST_KEY_TIME,
+        p::BLOCK_CACHE_CAPACITY,
+        p::BLOCK_CACHE_USAGE,
+        p::BLOCK_CACHE_PINNED_USAGE,
+        p::OPTIONS_STATISTICS,
+    ];
+    let mut out: Vec<String> = varying
+        .iter()
+        .map(|name| property_answer(&db, name.as_str(), false))
+        .collect();
+    let exact = [
+        p::IS_FILE_DELETIONS_ENABLED,
+        p::NUM_LIVE_VERSIONS,
+        p::MIN_OBSOLETE_SST_NUMBER_TO_KEEP,
+        p::BASE_LEVEL,
+    ];
+    out.extend(exact.iter().map(|name| property_answer(&db, name.as_str(), true)));
+    for level in [0, 1, 6, 7] {
+        out.push(property_answer(&db, p::num_files_at_level(level).as_str(), false));
+        let ratio = p::compression_ratio_at_level(level);
+        out.push(property_answer(&db, ratio.as_str(), level > 0));
+        let table = p::aggregated_table_properties_at_level(level);
+        out.push(property_answer(&db, table.as_str(), false));
+    }
+    out.push(property_answer(&db, "rocksdb.no-such-property", false));
+    out
+}

@@ -662,7 +662,7 @@ fn install(
         shared.relocations.store(Arc::new(updated));
     }
     let current = shared.segments.load_full();
-    shared.segments.store(Arc::new(current.without(&ids)));
+    shared.publish_segments(Arc::new(current.without(&ids)));
     for s in inputs {
         s.mark_obsolete();
     }
@@ -713,7 +713,7 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
         let current = shared.segments.load_full();
         let table = current.with(output);
         crate::segment::map_advice::advise_if_fits(&table);
-        shared.segments.store(Arc::new(table));
+        shared.publish_segments(Arc::new(table));
     }
     Ok(())
 }
