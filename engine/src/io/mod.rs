@@ -12,7 +12,7 @@ mod map;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;
-mod writeback;
+pub(crate) mod writeback;
 
 use std::fmt::Debug;
 use std::io;

@@ -427,7 +427,8 @@ impl Segment {
     }
 
     /// Once [`WRITEBACK_BYTES`] have been appended since the last time,
-    /// asks the kernel to start writing them back (see `io::writeback`).
+    /// has the writeback thread ask the kernel to start writing them back
+    /// (see `io::writeback`), so that the write does not wait for it.
     /// Advisory: a failure here shows up, if it matters, at the next sync.
     fn start_writeback_below(&self, end: u64) {
         let from = self.writeback_from.load(Ordering::Relaxed);
@@ -437,7 +438,7 @@ impl Segment {
                 .compare_exchange(from, end, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            let _ = self.file.start_writeback(from, end - from);
+            crate::io::writeback::start_in_background(self.file.clone(), from, end - from);
         }
     }
 
