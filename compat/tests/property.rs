@@ -152,7 +152,6 @@ fn memtable_counters_are_zero() {
     db.put(b"k", b"v").unwrap();
     for name in [
         properties::CUR_SIZE_ALL_MEM_TABLES,
-        properties::NUM_RUNNING_COMPACTIONS,
         properties::BLOCK_CACHE_USAGE,
     ] {
         assert_eq!(db.property_int_value(name).unwrap(), Some(0), "{name}");

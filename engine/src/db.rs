@@ -516,6 +516,23 @@ impl Db {
         }
     }
 
+    /// Whether a compaction pass (background, or one asked for with
+    /// [`Self::compact`] or [`Self::wait_for_compaction`]) runs now.
+    pub fn compaction_running(&self) -> bool {
+        matches!(
+            self.shared().compaction_lock.try_lock(),
+            Err(std::sync::TryLockError::WouldBlock)
+        )
+    }
+
+    /// Whether compaction was asked for (a log segment sealed, a range
+    /// deleted, a rebuild signalled) and the compaction thread has not
+    /// taken the request up yet.
+    pub fn compaction_requested(&self) -> bool {
+        let (request, _) = &self.shared().compaction_signal;
+        request.lock().unwrap_or_else(|e| e.into_inner()).pending
+    }
+
     /// The rate writes are held to now because compaction is behind, in
     /// bytes per second (see `Options::write_slowdown_debt_bytes`); 0 while
     /// they run freely.

@@ -16,6 +16,15 @@ fn options() -> Options {
     }
 }
 
+/// [`options`] without the background compaction thread: compaction runs
+/// only when a test asks for it.
+fn foreground_options() -> Options {
+    Options {
+        background_compaction: false,
+        ..options()
+    }
+}
+
 fn key(i: u32) -> Vec<u8> {
     format!("key:{i:08}").into_bytes()
 }
@@ -81,11 +90,7 @@ fn overwriting_five_times_settles_near_the_live_size() {
 #[test]
 fn long_lived_snapshot_keeps_its_versions_and_only_those() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        background_compaction: false,
-        ..options()
-    };
-    let db = Db::open(dir.path(), opts).unwrap();
+    let db = Db::open(dir.path(), foreground_options()).unwrap();
     let ks = db.keyspace("default").unwrap();
     write_round(&db, 2000, 0);
     let snap = db.snapshot();
@@ -125,14 +130,7 @@ fn long_lived_snapshot_keeps_its_versions_and_only_those() {
 #[test]
 fn dropping_a_keyspace_frees_its_space() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(
-        dir.path(),
-        Options {
-            background_compaction: false,
-            ..options()
-        },
-    )
-    .unwrap();
+    let db = Db::open(dir.path(), foreground_options()).unwrap();
     let temp = db.create_keyspace("temp").unwrap();
     let keep = db.keyspace("default").unwrap();
     for i in 0..20_000u32 {
@@ -158,14 +156,7 @@ fn dropping_a_keyspace_frees_its_space() {
 #[test]
 fn deleted_keys_stay_deleted_after_compaction_and_reopen() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(
-        dir.path(),
-        Options {
-            background_compaction: false,
-            ..options()
-        },
-    )
-    .unwrap();
+    let db = Db::open(dir.path(), foreground_options()).unwrap();
     let ks = db.keyspace("default").unwrap();
     write_round(&db, 5000, 0);
     for i in (0..5000).step_by(2) {
@@ -249,10 +240,7 @@ fn explicit_compaction_racing_rotations_loses_no_write() {
 fn space_is_reclaimed_across_short_lives() {
     let dir = tempfile::tempdir().unwrap();
     let keys = 5_000;
-    let short_life = Options {
-        background_compaction: false,
-        ..options()
-    };
+    let short_life = foreground_options();
     let mut worst = 0f64;
     for life in 0..12 {
         {
@@ -350,4 +338,34 @@ fn cheap_counters_agree_with_the_statistics() {
     assert_eq!(db.keys_written(), stats.keys_written);
     assert_eq!(db.total_live_keys(), stats.live_keys);
     assert_eq!(db.total_live_keys(), 300 - 1 + 2);
+}
+
+/// `compaction_running` is true while a pass runs (a full compaction in
+/// another thread here) and false once it has ended; without a compaction
+/// thread, a request (each log rotation makes one) stays pending.
+#[test]
+fn compaction_running_follows_a_pass_and_a_request_waits_for_the_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), foreground_options()).unwrap();
+    // Enough for a pass of a tenth of a second or more, so that the
+    // polling thread gets the processor during it even on a busy machine.
+    for round in 0..4 {
+        write_round(&db, 60_000, round);
+    }
+    assert!(
+        db.compaction_requested(),
+        "rotations asked for no compaction"
+    );
+    assert!(!db.compaction_running());
+    let seen = std::thread::scope(|s| {
+        let pass = s.spawn(|| db.compact().unwrap());
+        let mut seen = false;
+        while !pass.is_finished() {
+            seen |= db.compaction_running();
+        }
+        pass.join().unwrap();
+        seen
+    });
+    assert!(seen, "no poll saw the compaction running");
+    assert!(!db.compaction_running());
 }

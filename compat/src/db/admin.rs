@@ -226,7 +226,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// `rocksdb.cfstats-no-file-histogram` (text), `rocksdb.cf-file-histogram`
     /// (its header: no file reads are timed by level),
     /// `rocksdb.num-snapshots`, `rocksdb.oldest-snapshot-time` and
-    /// `-sequence`, `rocksdb.background-errors`,
+    /// `-sequence`, `rocksdb.background-errors`, `rocksdb.num-running-compactions`
+    /// (1 while a compaction pass runs), `rocksdb.compaction-pending` (1
+    /// while one was asked for and not yet started),
     /// `rocksdb.is-file-deletions-enabled`, `rocksdb.current-super-version-number`
     /// (changes of the set of segment files since open),
     /// `rocksdb.min-log-number-to-keep` (the oldest segment still in log
@@ -313,6 +315,8 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             "rocksdb.oldest-snapshot-sequence" => stats.oldest_snapshot.map_or(0, |(seq, _)| seq),
             "rocksdb.actual-delayed-write-rate" => engine.delayed_write_rate(),
             "rocksdb.background-errors" => stats.compaction_errors,
+            "rocksdb.num-running-compactions" => u64::from(engine.compaction_running()),
+            "rocksdb.compaction-pending" => u64::from(engine.compaction_requested()),
             "rocksdb.estimate-pending-compaction-bytes" => {
                 self.family_share(cf, stats.dead_bytes)?
             }
@@ -362,8 +366,6 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             | "rocksdb.num-immutable-mem-table-flushed"
             | "rocksdb.mem-table-flush-pending"
             | "rocksdb.num-running-flushes"
-            | "rocksdb.num-running-compactions"
-            | "rocksdb.compaction-pending"
             | "rocksdb.is-write-stopped"
             | "rocksdb.block-cache-capacity"
             | "rocksdb.block-cache-usage"
