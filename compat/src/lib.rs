@@ -47,6 +47,7 @@ mod identity;
 mod info_log;
 mod iter_range;
 mod iterator_mode;
+mod key_hex;
 mod options;
 mod pinnable_slice;
 mod prop_name;

@@ -13,6 +13,7 @@ use std::sync::PoisonError;
 use alexdb_engine::{KeyspaceId, Stats};
 
 use super::compaction_filters::PassKind;
+use super::core::DEFAULT_LEVELS;
 use super::errors::IntoRocks;
 use super::level_properties::{FamilyFiles, level_suffix};
 use super::open::Access;
@@ -329,7 +330,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             "rocksdb.cf-file-histogram" => {
                 // No file reads are timed per level: the header alone, as
                 // RocksDB prints it before any read.
-                let name = self.family_name(cf);
+                let name = self.core().family_name(cf);
                 return Ok(Some(format!(
                     "\n** File Read Latency Histogram By Level [{name}] **\n"
                 )));
@@ -424,9 +425,14 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     fn family_files(&self, cf: u32) -> Result<FamilyFiles, Error> {
         let core = self.core();
         let summaries = core.engine.segment_summaries().rocks()?;
-        let levels = core.families().get(&cf).map_or(7, |f| f.levels);
+        let (name, levels) = core
+            .families()
+            .get(&cf)
+            .map_or((String::new(), DEFAULT_LEVELS), |f| {
+                (f.name.clone(), f.levels)
+            });
         Ok(FamilyFiles {
-            name: self.family_name(cf),
+            name,
             id: cf,
             levels,
             files: summaries
@@ -434,15 +440,6 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
                 .filter(|s| s.keyspace.0 == cf)
                 .collect(),
         })
-    }
-
-    /// The name of column family `cf` (empty once it is dropped).
-    fn family_name(&self, cf: u32) -> String {
-        self.core()
-            .families()
-            .get(&cf)
-            .map(|f| f.name.clone())
-            .unwrap_or_default()
     }
 
     /// The sequence number of the last write: 0 for a new database, and

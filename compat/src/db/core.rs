@@ -120,7 +120,7 @@ impl FamilyInfo {
             .get("num_levels")
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|&n| n > 0)
-            .unwrap_or(7);
+            .unwrap_or(DEFAULT_LEVELS);
         let dynamic_levels = opts.recorded.get("level_compaction_dynamic_level_bytes") != Some("0");
         engine
             .set_merge_function(
@@ -150,6 +150,9 @@ impl FamilyInfo {
         Ok(info)
     }
 }
+
+/// RocksDB's `num_levels` unless the options set it.
+pub(crate) const DEFAULT_LEVELS: usize = 7;
 
 /// The open engine database behind a `DB`. Internal to AlexDB.
 #[derive(Debug)]
@@ -286,6 +289,14 @@ impl Core {
     #[inline]
     pub(crate) fn statistics(&self) -> Option<&Statistics> {
         self.statistics.as_deref()
+    }
+
+    /// The name of column family `cf` (empty once it is dropped).
+    pub(crate) fn family_name(&self, cf: u32) -> String {
+        self.families()
+            .get(&cf)
+            .map(|f| f.name.clone())
+            .unwrap_or_default()
     }
 
     /// The column families, by id.

@@ -16,6 +16,8 @@ use std::fmt::Write as _;
 
 use alexdb_engine::SegmentSummary;
 
+use crate::key_hex::hex;
+
 /// The properties of one column family's data files.
 pub(crate) struct FamilyFiles {
     /// The column family's name.
@@ -146,14 +148,6 @@ impl FamilyFiles {
         }
         out
     }
-}
-
-/// `bytes` in upper-case hexadecimal, as RocksDB prints keys.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut out, b| {
-        let _ = write!(out, "{b:02X}");
-        out
-    })
 }
 
 /// For a property named `prefix` followed by a level: `Some` with the

@@ -59,12 +59,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     fn family_metadata(&self, cf: u32) -> ColumnFamilyMetaData {
         let size = self.live_bytes(cf, KeyRange::default()).unwrap_or(0);
-        let name = self
-            .core()
-            .families()
-            .get(&cf)
-            .map(|f| f.name.clone())
-            .unwrap_or_default();
+        let name = self.core().family_name(cf);
         let file_count = if size > 0 {
             usize::try_from(self.core().engine.stats().segments).unwrap_or(usize::MAX)
         } else {

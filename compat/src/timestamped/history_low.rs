@@ -16,6 +16,7 @@ use super::key::HISTORY_LOW_KEY;
 use crate::Error;
 use crate::comparator::Comparator;
 use crate::db::errors::IntoRocks;
+use crate::key_hex::hex;
 
 /// The column family's `full_history_ts_low`, if it was ever set.
 pub(crate) fn read(engine: &Db, ks: KeyspaceId) -> Result<Option<Vec<u8>>, Error> {
@@ -65,9 +66,4 @@ pub(crate) fn check_read_above(
         }
         _ => Ok(()),
     }
-}
-
-/// `bytes` in hexadecimal, for messages.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
