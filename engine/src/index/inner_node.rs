@@ -128,6 +128,20 @@ impl InnerNode {
         self.set_hints(range, node);
     }
 
+    /// Links `copy` from every slot in `range` in place of the data node
+    /// those slots link, of which it is a copy with the same slot count,
+    /// model and projection (a node copied to take an insert): the hints'
+    /// lines still hold and only move to the copy's array. Writer only.
+    pub(crate) fn set_range_to_copy(&self, range: RangeInclusive<usize>, copy: NodeRef<'_>) {
+        for link in &self.children[range.clone()] {
+            link.store(copy);
+        }
+        match copy.get() {
+            Node::Data(data) => self.hints[range].iter().for_each(|h| h.move_to(data)),
+            _ => self.set_hints(range, copy),
+        }
+    }
+
     /// Sets the search hints of `range`, the slots linking `child`.
     fn set_hints(&self, range: RangeInclusive<usize>, child: NodeRef<'_>) {
         let data = match child.get() {

@@ -99,6 +99,23 @@ where
     v.into_boxed_slice()
 }
 
+/// A boxed slice of `items` in the index's heap, allocated once and filled
+/// without a length check per item (the generic `extend` made copying a
+/// node's slots cost several times the loads and stores themselves).
+pub(crate) fn slice_from_exact<T>(items: impl ExactSizeIterator<Item = T>) -> HeapBox<[T]> {
+    let mut v = HeapVec::with_capacity_in(items.len(), NodeHeap);
+    let mut written = 0;
+    for (slot, item) in v.spare_capacity_mut().iter_mut().zip(items) {
+        slot.write(item);
+        written += 1;
+    }
+    // SAFETY: the loop wrote each of the first `written` items, within the
+    // capacity (if an item panics, the length stays 0 and the items
+    // written so far are only leaked).
+    unsafe { v.set_len(written) };
+    v.into_boxed_slice()
+}
+
 /// The size class of a request, or `None` for the global allocator.
 ///
 /// Under the fuzzer every request goes to the global allocator: there
@@ -520,6 +537,31 @@ mod tests {
             None
         );
         assert_eq!(class_of(Layout::from_size_align(64, 128).unwrap()), None);
+    }
+
+    /// A slice built from an exact-size iterator holds its items; one whose
+    /// iterator yields fewer items than it announced holds only those.
+    #[test]
+    fn slices_from_exact_iterators_hold_what_was_yielded() {
+        let built = slice_from_exact((0..1000u32).map(|i| u64::from(i) * 3));
+        assert_eq!(built.len(), 1000);
+        assert!(built.iter().enumerate().all(|(i, &x)| x == i as u64 * 3));
+        /// Announces 10 items and yields 4.
+        struct Short(u64);
+        impl Iterator for Short {
+            type Item = u64;
+            fn next(&mut self) -> Option<u64> {
+                self.0 += 1;
+                (self.0 <= 4).then_some(self.0)
+            }
+        }
+        impl ExactSizeIterator for Short {
+            fn len(&self) -> usize {
+                10
+            }
+        }
+        assert_eq!(&*slice_from_exact(Short(0)), &[1, 2, 3, 4]);
+        assert!(slice_from_exact(std::iter::empty::<u64>()).is_empty());
     }
 
     /// Blocks are aligned, hold their bytes, and never overlap while live.

@@ -69,6 +69,23 @@ impl SearchHint {
         }
     }
 
+    /// Moves the hint to `data`'s array, a copy of the array it hints with
+    /// the same length under the same model (a node copied to take an
+    /// insert): the line still holds, only the address changes. A cleared
+    /// hint stays cleared; one whose length no longer matches is cleared.
+    pub(crate) fn move_to(&self, data: &DataNode) {
+        let array = self.array.load(Ordering::Relaxed);
+        if array == 0 {
+            return;
+        }
+        let address = data.array_address() as u64;
+        if address > ADDRESS_MASK || array >> ADDRESS_BITS != data.slots() as u64 {
+            return self.clear();
+        }
+        self.array
+            .store(address | array & !ADDRESS_MASK, Ordering::Relaxed);
+    }
+
     /// Removes the hint (the slot links an inner node).
     pub(crate) fn clear(&self) {
         self.array.store(0, Ordering::Relaxed);

@@ -130,6 +130,20 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         old.retire(self.guard);
     }
 
+    /// [`Self::replace`] for a `copy` of the data node `old` with the same
+    /// slot count, model and projection (it took inserts, see
+    /// [`InnerNode::set_range_to_copy`]).
+    pub(crate) fn replace_with_copy(&self, path: &[Step<'g>], old: NodeRef<'g>, copy: NodeRef<'g>) {
+        match path.last() {
+            None => self.root.store(copy),
+            Some(step) => {
+                let parent = step.inner();
+                parent.set_range_to_copy(parent.slot_range(step.slot, old, self.guard), copy);
+            }
+        }
+        old.retire(self.guard);
+    }
+
     fn relink(&self, path: &[Step<'g>], old: NodeRef<'g>, new: NodeRef<'g>) {
         match path.last() {
             None => self.root.store(new),

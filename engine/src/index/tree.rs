@@ -245,7 +245,7 @@ impl AlexIndex {
                 w.make_room(&path, leaf_ref);
                 continue;
             }
-            w.replace(
+            w.replace_with_copy(
                 &path,
                 leaf_ref,
                 w.publish(leaf.with_insert(mk, payload, pos, iters)),
@@ -343,7 +343,7 @@ impl AlexIndex {
                 next = i + 1;
             }
             if let Some(copy) = copy {
-                w.replace(&path, leaf_ref, w.publish(copy));
+                w.replace_with_copy(&path, leaf_ref, w.publish(copy));
             }
             Writer::<R>::count_keys(&path, added);
             self.len.fetch_add(added, Ordering::Relaxed);
