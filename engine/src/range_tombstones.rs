@@ -58,16 +58,80 @@ impl RangeTombstone {
 /// A keyspace's live range tombstones, sorted by start key then sequence
 /// number. Immutable once published; writers publish a new list.
 ///
+/// The list is cut into chunks of at most [`CHUNK_MOST`] tombstones, each
+/// shared (`Arc`) between successive lists: a range delete copies the
+/// chunk it lands in and the chunk handles, not the whole list (a list of
+/// 10,000 tombstones copied whole made each range delete cost ~110 µs).
+///
 /// A lookup finds the tombstones starting at or before a key by binary
 /// search, then walks them backwards only while one of them reaches past
-/// the key: `reach[i]` is the position of the tombstone with the largest
-/// end among the first `i + 1`, so the walk stops as soon as none of the
-/// rest can cover the key (after one step for disjoint ranges, however
-/// many there are).
+/// the key: within a chunk `reach[i]` is the position of the tombstone with
+/// the largest end among its first `i + 1`, and across chunks
+/// `chunk_reach[c]` is the chunk with the largest end among the first
+/// `c + 1`, so the walk stops as soon as none of the rest can cover the key
+/// (after one step for disjoint ranges, however many there are).
 #[derive(Debug, Default, Clone)]
 pub struct RangeTombstones {
+    chunks: Vec<Arc<Chunk>>,
+    chunk_reach: Vec<u32>,
+    len: usize,
+}
+
+/// Most tombstones in one chunk; a fuller one splits in two.
+const CHUNK_MOST: usize = 128;
+
+/// A run of the list, in order, with its own reach.
+#[derive(Debug)]
+struct Chunk {
     list: Vec<Arc<RangeTombstone>>,
     reach: Vec<u32>,
+}
+
+impl Chunk {
+    /// A chunk of these tombstones (in order, at least one).
+    fn new(list: Vec<Arc<RangeTombstone>>) -> Chunk {
+        let mut reach: Vec<u32> = Vec::with_capacity(list.len());
+        for (i, t) in list.iter().enumerate() {
+            let widest = match reach.last() {
+                Some(&r) if list[r as usize].end >= t.end => r,
+                _ => i as u32,
+            };
+            reach.push(widest);
+        }
+        Chunk { list, reach }
+    }
+
+    /// The largest end of the chunk's tombstones.
+    fn widest_end(&self) -> &[u8] {
+        self.reach
+            .last()
+            .map_or(&[][..], |&r| self.list[r as usize].end.as_slice())
+    }
+
+    /// The tombstone among the first `upto` that hides a version of `key`
+    /// at `version_seq` from a reader at `read_seq`, walking back from
+    /// `upto`; `best` is the best found so far in later chunks.
+    fn covering<'a>(
+        &'a self,
+        upto: usize,
+        key: &[u8],
+        (version_seq, read_seq): (u64, u64),
+        mut best: Option<&'a RangeTombstone>,
+    ) -> Option<&'a RangeTombstone> {
+        let mut i = upto;
+        while i > 0 {
+            i -= 1;
+            if self.list[self.reach[i] as usize].end.as_slice() <= key {
+                break;
+            }
+            let t = &*self.list[i];
+            let visible = t.seq > version_seq && t.seq <= read_seq;
+            if visible && key < t.end.as_slice() && best.is_none_or(|b| t.seq > b.seq) {
+                best = Some(t);
+            }
+        }
+        best
+    }
 }
 
 /// The order of the list.
@@ -82,50 +146,72 @@ impl RangeTombstones {
         Self::sorted(list)
     }
 
-    /// A list of tombstones already in order, with its reach computed.
+    /// A list of tombstones already in order, cut into half-full chunks.
     fn sorted(list: Vec<Arc<RangeTombstone>>) -> Self {
-        let mut reach: Vec<u32> = Vec::with_capacity(list.len());
-        for (i, t) in list.iter().enumerate() {
-            let widest = match reach.last() {
-                Some(&r) if list[r as usize].end >= t.end => r,
-                _ => i as u32,
+        let chunks = list
+            .chunks(CHUNK_MOST / 2)
+            .map(|part| Arc::new(Chunk::new(part.to_vec())))
+            .collect();
+        Self::of_chunks(chunks)
+    }
+
+    /// The list made of `chunks` (in order, none empty), with the reach
+    /// across them computed.
+    fn of_chunks(chunks: Vec<Arc<Chunk>>) -> Self {
+        let mut chunk_reach: Vec<u32> = Vec::with_capacity(chunks.len());
+        for (c, chunk) in chunks.iter().enumerate() {
+            let widest = match chunk_reach.last() {
+                Some(&r) if chunks[r as usize].widest_end() >= chunk.widest_end() => r,
+                _ => c as u32,
             };
-            reach.push(widest);
+            chunk_reach.push(widest);
         }
-        RangeTombstones { list, reach }
+        let len = chunks.iter().map(|c| c.list.len()).sum();
+        RangeTombstones {
+            chunks,
+            chunk_reach,
+            len,
+        }
     }
 
     /// Whether there are none (the readers' fast path).
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.len == 0
     }
 
     /// Number of tombstones.
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.len
     }
 
     /// Every tombstone, by start key.
     pub fn iter(&self) -> impl Iterator<Item = &Arc<RangeTombstone>> {
-        self.list.iter()
+        self.chunks.iter().flat_map(|c| c.list.iter())
     }
 
     /// The tombstone that hides a version of `key` written at `version_seq`
     /// from a reader at `read_seq`, if any: the one with the highest sequence
     /// number in `(version_seq, read_seq]` that covers `key`.
     pub fn covering(&self, key: &[u8], version_seq: u64, read_seq: u64) -> Option<&RangeTombstone> {
-        let mut i = self.list.partition_point(|t| t.start.as_slice() <= key);
-        let mut best: Option<&RangeTombstone> = None;
-        while i > 0 {
-            i -= 1;
-            if self.list[self.reach[i] as usize].end.as_slice() <= key {
+        // Chunks whose first tombstone starts at or before the key; of the
+        // last one, only its tombstones that do.
+        let mut c = self
+            .chunks
+            .partition_point(|chunk| chunk.list[0].start.as_slice() <= key);
+        let mut best = None;
+        let mut last = true;
+        while c > 0 {
+            c -= 1;
+            if self.chunks[self.chunk_reach[c] as usize].widest_end() <= key {
                 break;
             }
-            let t = &*self.list[i];
-            let visible = t.seq > version_seq && t.seq <= read_seq;
-            if visible && key < t.end.as_slice() && best.is_none_or(|b| t.seq > b.seq) {
-                best = Some(t);
-            }
+            let chunk = &self.chunks[c];
+            let upto = match last {
+                true => chunk.list.partition_point(|t| t.start.as_slice() <= key),
+                false => chunk.list.len(),
+            };
+            last = false;
+            best = chunk.covering(upto, key, (version_seq, read_seq), best);
         }
         best
     }
@@ -133,18 +219,32 @@ impl RangeTombstones {
     /// Whether a version of `key` written at `version_seq` is hidden from a
     /// reader at `read_seq`.
     pub fn hides(&self, key: &[u8], version_seq: u64, read_seq: u64) -> bool {
-        !self.list.is_empty() && self.covering(key, version_seq, read_seq).is_some()
+        !self.is_empty() && self.covering(key, version_seq, read_seq).is_some()
     }
 
-    /// This list with `tombstone` added (put in its place, not re-sorted:
-    /// a range delete costs a copy of the list, not a sort of it).
+    /// This list with `tombstone` added in its place: a copy of the chunk it
+    /// lands in (split in two once over [`CHUNK_MOST`]) and of the chunk
+    /// handles, not of the whole list.
     pub fn with(&self, tombstone: Arc<RangeTombstone>) -> Self {
-        let at = self.list.partition_point(|t| order(t, &tombstone).is_le());
-        let mut list = Vec::with_capacity(self.list.len() + 1);
-        list.extend_from_slice(&self.list[..at]);
-        list.push(tombstone);
-        list.extend_from_slice(&self.list[at..]);
-        Self::sorted(list)
+        let before = |chunk: &Arc<Chunk>| order(&chunk.list[0], &tombstone).is_le();
+        let at = self.chunks.partition_point(before).saturating_sub(1);
+        let mut list = match self.chunks.get(at) {
+            Some(chunk) => chunk.list.clone(),
+            None => Vec::new(),
+        };
+        let pos = list.partition_point(|t| order(t, &tombstone).is_le());
+        list.insert(pos, tombstone);
+        let mut chunks = Vec::with_capacity(self.chunks.len() + 1);
+        chunks.extend_from_slice(&self.chunks[..at]);
+        if list.len() > CHUNK_MOST {
+            let upper = list.split_off(list.len() / 2);
+            chunks.push(Arc::new(Chunk::new(list)));
+            chunks.push(Arc::new(Chunk::new(upper)));
+        } else {
+            chunks.push(Arc::new(Chunk::new(list)));
+        }
+        chunks.extend_from_slice(self.chunks.get(at + 1..).unwrap_or_default());
+        Self::of_chunks(chunks)
     }
 
     /// This list without the tombstones whose sequence numbers are in `seqs`.
@@ -152,7 +252,6 @@ impl RangeTombstones {
         let mut seqs = seqs.to_vec();
         seqs.sort_unstable();
         let list = self
-            .list
             .iter()
             .filter(|t| seqs.binary_search(&t.seq).is_err())
             .cloned()
@@ -184,6 +283,42 @@ mod tests {
         assert_eq!(l.covering(b"b", 1, 30).map(|t| t.seq), Some(20));
     }
 
+    /// A range delete shares every chunk of the list but the one it lands
+    /// in: its cost does not grow with the number of live tombstones.
+    #[test]
+    fn adding_a_tombstone_copies_one_chunk() {
+        let key = |k: u64| k.to_be_bytes().to_vec();
+        let mut list = RangeTombstones::default();
+        for seq in 1..=5_000u64 {
+            let start = seq.wrapping_mul(0x9E37_79B9) % 1_000_000;
+            let next = list.with(Arc::new(RangeTombstone::new(
+                key(start),
+                key(start + 3),
+                seq,
+                false,
+            )));
+            let shared = next
+                .chunks
+                .iter()
+                .filter(|c| list.chunks.iter().any(|old| Arc::ptr_eq(c, old)))
+                .count();
+            assert!(
+                shared + 2 >= next.chunks.len(),
+                "seq {seq}: {shared} of {}",
+                next.chunks.len()
+            );
+            assert!(shared + 1 >= list.chunks.len(), "seq {seq}");
+            list = next;
+        }
+        assert_eq!(list.len(), 5_000);
+        assert!(list.chunks.len() >= 5_000 / CHUNK_MOST);
+        assert!(
+            list.iter()
+                .zip(list.iter().skip(1))
+                .all(|(a, b)| order(a, b).is_lt())
+        );
+    }
+
     #[test]
     fn removing_by_sequence_number() {
         let l = list().without(&[20]);
@@ -206,14 +341,14 @@ mod tests {
         };
         let mut list = RangeTombstones::default();
         let mut all = Vec::new();
-        for seq in 1..=300u64 {
+        for seq in 1..=1_200u64 {
             let start = next(1000);
             let end = start + 1 + next(if seq % 10 == 0 { 400 } else { 8 });
             let key = |k: u64| k.to_be_bytes().to_vec();
             let t = Arc::new(RangeTombstone::new(key(start), key(end), seq, false));
             all.push(t.clone());
             list = list.with(t);
-            for _ in 0..20 {
+            for _ in 0..8 {
                 let k = key(next(1500));
                 let (version, read) = (next(seq + 1), next(seq + 2));
                 let expected = all
@@ -225,9 +360,20 @@ mod tests {
                 assert_eq!(found, expected, "key {k:?} version {version} read {read}");
             }
         }
-        let dropped: Vec<u64> = (1..=300).filter(|s| s % 3 == 0).collect();
+        assert!(list.chunks.len() > 10, "{} chunks", list.chunks.len());
+        assert!(list.chunks.iter().all(|c| c.list.len() <= CHUNK_MOST));
+        let dropped: Vec<u64> = (1..=1_200).filter(|s| s % 3 == 0).collect();
         let kept = list.without(&dropped);
-        assert_eq!(kept.len(), 200);
-        assert_eq!(kept.reach.len(), 200);
+        assert_eq!(kept.len(), 800);
+        assert_eq!(kept.iter().count(), 800);
+        for seq in (1..=1_200u64).step_by(7) {
+            let key = all[seq as usize - 1].start.clone();
+            let expected = all
+                .iter()
+                .filter(|t| t.seq % 3 != 0 && t.contains(&key))
+                .map(|t| t.seq)
+                .max();
+            assert_eq!(kept.covering(&key, 0, u64::MAX).map(|t| t.seq), expected);
+        }
     }
 }
