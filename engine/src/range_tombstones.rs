@@ -58,7 +58,7 @@ impl RangeTombstone {
 /// A keyspace's live range tombstones, sorted by start key then sequence
 /// number. Immutable once published; writers publish a new list.
 ///
-/// The list is cut into chunks of at most [`CHUNK_MOST`] tombstones, each
+/// The list is cut into chunks of at most 128 tombstones (`CHUNK_MOST`), each
 /// shared (`Arc`) between successive lists: a range delete copies the
 /// chunk it lands in and the chunk handles, not the whole list (a list of
 /// 10,000 tombstones copied whole made each range delete cost ~110 µs).
@@ -223,7 +223,7 @@ impl RangeTombstones {
     }
 
     /// This list with `tombstone` added in its place: a copy of the chunk it
-    /// lands in (split in two once over [`CHUNK_MOST`]) and of the chunk
+    /// lands in (split in two once over 128) and of the chunk
     /// handles, not of the whole list.
     pub fn with(&self, tombstone: Arc<RangeTombstone>) -> Self {
         let before = |chunk: &Arc<Chunk>| order(&chunk.list[0], &tombstone).is_le();
