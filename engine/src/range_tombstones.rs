@@ -90,14 +90,7 @@ struct Chunk {
 impl Chunk {
     /// A chunk of these tombstones (in order, at least one).
     fn new(list: Vec<Arc<RangeTombstone>>) -> Chunk {
-        let mut reach: Vec<u32> = Vec::with_capacity(list.len());
-        for (i, t) in list.iter().enumerate() {
-            let widest = match reach.last() {
-                Some(&r) if list[r as usize].end >= t.end => r,
-                _ => i as u32,
-            };
-            reach.push(widest);
-        }
+        let reach = widest_so_far(list.len(), |i| &list[i].end);
         Chunk { list, reach }
     }
 
@@ -134,6 +127,21 @@ impl Chunk {
     }
 }
 
+/// For each of `n` items, the position of the one with the largest end
+/// (`end_of`) among it and those before it: the reach a backward walk
+/// stops at.
+fn widest_so_far<'a>(n: usize, end_of: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
+    let mut reach: Vec<u32> = Vec::with_capacity(n);
+    for i in 0..n {
+        let widest = match reach.last() {
+            Some(&r) if end_of(r as usize) >= end_of(i) => r,
+            _ => i as u32,
+        };
+        reach.push(widest);
+    }
+    reach
+}
+
 /// The order of the list.
 fn order(a: &RangeTombstone, b: &RangeTombstone) -> std::cmp::Ordering {
     a.start.cmp(&b.start).then(a.seq.cmp(&b.seq))
@@ -158,14 +166,7 @@ impl RangeTombstones {
     /// The list made of `chunks` (in order, none empty), with the reach
     /// across them computed.
     fn of_chunks(chunks: Vec<Arc<Chunk>>) -> Self {
-        let mut chunk_reach: Vec<u32> = Vec::with_capacity(chunks.len());
-        for (c, chunk) in chunks.iter().enumerate() {
-            let widest = match chunk_reach.last() {
-                Some(&r) if chunks[r as usize].widest_end() >= chunk.widest_end() => r,
-                _ => c as u32,
-            };
-            chunk_reach.push(widest);
-        }
+        let chunk_reach = widest_so_far(chunks.len(), |c| chunks[c].widest_end());
         let len = chunks.iter().map(|c| c.list.len()).sum();
         RangeTombstones {
             chunks,

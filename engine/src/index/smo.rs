@@ -134,22 +134,28 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
     /// slot count, model and projection (it took inserts, see
     /// [`InnerNode::set_range_to_copy`]).
     pub(crate) fn replace_with_copy(&self, path: &[Step<'g>], old: NodeRef<'g>, copy: NodeRef<'g>) {
-        match path.last() {
-            None => self.root.store(copy),
-            Some(step) => {
-                let parent = step.inner();
-                parent.set_range_to_copy(parent.slot_range(step.slot, old, self.guard), copy);
-            }
-        }
+        self.relink_by(path, old, copy, InnerNode::set_range_to_copy);
         old.retire(self.guard);
     }
 
     fn relink(&self, path: &[Step<'g>], old: NodeRef<'g>, new: NodeRef<'g>) {
+        self.relink_by(path, old, new, InnerNode::set_range);
+    }
+
+    /// Links `new` wherever `old` was: as the root, or through `link` in
+    /// every parent slot that linked `old`.
+    fn relink_by(
+        &self,
+        path: &[Step<'g>],
+        old: NodeRef<'g>,
+        new: NodeRef<'g>,
+        link: fn(&InnerNode, RangeInclusive<usize>, NodeRef<'g>),
+    ) {
         match path.last() {
             None => self.root.store(new),
             Some(step) => {
                 let parent = step.inner();
-                parent.set_range(parent.slot_range(step.slot, old, self.guard), new);
+                link(parent, parent.slot_range(step.slot, old, self.guard), new);
             }
         }
     }
