@@ -39,7 +39,7 @@ pub enum Error {
     #[error("lock {0}: the database is already open in another process")]
     Locked(PathBuf),
     /// Another handle of this process holds the database lock (see
-    /// [`crate::dir_lock`]).
+    /// [`crate::db::dir_lock`]).
     #[error(
         "lock {path}: the database is already open in this process (since {acquired_unix_secs}, by thread {thread})"
     )]

@@ -21,58 +21,41 @@
 //! [`Db::sync`]) also survive a power loss, and what survives a power loss
 //! is always a prefix of the acknowledged history.
 
-pub mod batch;
-mod batch_plan;
-pub mod checkpoint;
 mod compaction;
 mod db;
-pub mod dir_lock;
-mod durable;
 pub mod error;
-mod file_hold;
-mod follower;
 pub mod format;
 pub mod index;
-mod index_save;
 pub mod io;
-pub mod iter;
-pub mod key_locks;
-pub mod keyspace;
-pub mod location;
-pub mod log_reader;
-mod log_writer;
-pub mod merge;
 pub mod mvcc;
 pub mod options;
-mod prepared;
-pub mod range_tombstones;
 mod read;
 mod recovery;
 pub mod segment;
-pub mod segment_summary;
-mod shared;
-mod side_rebuilds;
-pub mod snapshot;
-pub mod stats;
-mod write_conflicts;
-mod write_group;
-mod write_queue;
-mod write_throttle;
+mod write;
+
+// The public module paths, wherever the modules live in the tree.
+pub use db::{checkpoint, dir_lock, keyspace, stats};
+pub use format::location;
+pub use mvcc::range_tombstones;
+pub use read::{iter, log_reader, snapshot};
+pub use segment::summary as segment_summary;
+pub use write::{batch, key_locks, merge};
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;
+pub use db::file_hold::FileHold;
 pub use db::{Db, is_database_file};
 pub use dir_lock::LOCK_FILE;
 pub use error::{Error, Result};
-pub use file_hold::FileHold;
 pub use iter::{Cursor, Entry, KeyRange};
 pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
 pub use log_reader::{BatchLog, LoggedBatch, LoggedRecord};
 pub use merge::MergeFunction;
 pub use options::{MAX_KEY_BYTES, MAX_VALUE_BYTES, MIN_SEGMENT_BYTES, Options, WriteOptions};
-pub use prepared::PREPARED_PREFIX;
 pub use read::{PinnedValue, ValueRef};
-pub use segment_summary::SegmentSummary;
+pub use segment::summary::SegmentSummary;
 pub use snapshot::Snapshot;
 pub use stats::Stats;
-pub use write_conflicts::WatchedKey;
+pub use write::conflicts::WatchedKey;
+pub use write::prepared::PREPARED_PREFIX;

@@ -27,7 +27,7 @@ pub struct Options {
     /// Size at which the active segment is sealed and a new one started.
     /// Default: 32 MiB. A single batch larger than this gets a segment of
     /// its own, sized to fit. Taken within [`MIN_SEGMENT_BYTES`] and
-    /// [`crate::location::MAX_SEGMENT_BYTES`].
+    /// [`crate::format::location::MAX_SEGMENT_BYTES`].
     pub segment_bytes: u64,
     /// A sealed segment whose dead bytes exceed this fraction of its size is
     /// rewritten by compaction. Default: `0.5`.
@@ -90,9 +90,10 @@ impl fmt::Debug for Options {
 impl Options {
     /// These options with `segment_bytes` within what a segment can be.
     pub(crate) fn normalized(mut self) -> Self {
-        self.segment_bytes = self
-            .segment_bytes
-            .clamp(MIN_SEGMENT_BYTES, crate::location::MAX_SEGMENT_BYTES);
+        self.segment_bytes = self.segment_bytes.clamp(
+            MIN_SEGMENT_BYTES,
+            crate::format::location::MAX_SEGMENT_BYTES,
+        );
         self
     }
 }

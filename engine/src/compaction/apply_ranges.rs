@@ -16,13 +16,13 @@ use std::ops::Bound;
 
 use crossbeam_epoch as epoch;
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
+use crate::format::location::Location;
 use crate::index::ScanDirection;
-use crate::keyspace::Keyspace;
-use crate::location::Location;
-use crate::log_writer::account_dead;
-use crate::range_tombstones::RangeTombstone;
+use crate::mvcc::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
-use crate::shared::Shared;
+use crate::write::log_writer::account_dead;
 
 /// Index entries examined per hold of the writer lock.
 const CHUNK: usize = 512;

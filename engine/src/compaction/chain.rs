@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::keyspace::Keyspace;
-use crate::location::Location;
+use crate::format::location::Location;
 use crate::mvcc::{Relocation, SnapshotSet};
 use crate::segment::Segment;
-use crate::shared::Shared;
 
 use super::rewrite::{Decisions, Reason, copy_of};
 

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use super::rewrite::{Decisions, Reason, copy_of};
+use crate::db::keyspace::KeyspaceId;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
+use crate::format::location::Location;
 use crate::format::record::RecordKind;
-use crate::keyspace::KeyspaceId;
-use crate::location::Location;
 use crate::segment::Segment;
 use crate::segment::scan::{records_by_headers, scan_frames};
-use crate::shared::Shared;
 
 /// A key of the inputs: its keyspace, its bytes, and the bytes of its
 /// newest record in the inputs (usually its head: what deciding it reads).

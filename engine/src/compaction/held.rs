@@ -163,7 +163,7 @@ mod tests {
     use super::{Holder, Holds};
     use crate::compaction::compact_while_needed;
     use crate::compaction::rewrite::tests::seal_active;
-    use crate::keyspace::KeyspaceId;
+    use crate::db::keyspace::KeyspaceId;
     use crate::{Db, Options, WriteOptions};
 
     const KEYS: u64 = 3_000;

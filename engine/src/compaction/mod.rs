@@ -19,13 +19,14 @@ mod held;
 mod output;
 mod plan;
 mod rewrite;
+pub(crate) mod side_rebuilds;
 
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::db::shared::Shared;
 use crate::error::Result;
-use crate::shared::Shared;
 
 pub(crate) use apply_ranges::apply_range_tombstones;
 pub(crate) use held::HeldDeletes;
@@ -39,7 +40,7 @@ pub(crate) use rewrite::{Rewritten, prune_relocations, rewrite};
 /// writers made meanwhile are reclaimed before the next one, so a writer
 /// that keeps overwriting does not leave them waiting behind every pass of
 /// a backlog. Writers are slowed while this works off a debt of dead bytes
-/// (see `write_throttle.rs`), never after it returns. Returns how many
+/// (see `write/throttle.rs`), never after it returns. Returns how many
 /// compactions ran.
 pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u64> {
     let mut book = shared
@@ -86,7 +87,7 @@ fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> 
         }
     }
     if runs > 0 {
-        crate::index_save::forget_if_stale(shared);
+        crate::recovery::index_save::forget_if_stale(shared);
     }
     Ok(runs)
 }
@@ -173,7 +174,7 @@ impl Compactor {
     /// still get its space back, however short each of its lives.
     pub fn start(shared: &Arc<Shared>) -> Compactor {
         for ks in shared.keyspaces.load().iter() {
-            crate::side_rebuilds::enable(ks);
+            crate::compaction::side_rebuilds::enable(ks);
         }
         shared.request_compaction();
         let weak = Arc::downgrade(shared);
@@ -212,7 +213,7 @@ fn run(weak: Weak<Shared>) {
         // compaction thread is gone never gets space back, and its writers
         // wait on rebuilds nobody runs.
         let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::side_rebuilds::run(&shared);
+            crate::compaction::side_rebuilds::run(&shared);
             match paused {
                 true => Ok(0),
                 false => compact_while_needed(&shared, shared.options.compaction_dead_ratio),

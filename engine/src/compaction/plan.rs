@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use super::held::HeldDeletes;
+use crate::db::shared::Shared;
 use crate::format::segment_header::SegmentKind;
 use crate::segment::Segment;
-use crate::shared::Shared;
 
 /// Segments to rewrite together.
 pub(crate) struct Plan {
@@ -90,13 +90,13 @@ fn weighed_sealed(
 
 /// Slows writes down while the dead bytes due for reclaiming (in sealed
 /// segments past `dead_ratio`, weighed as [`plan`] weighs them) exceed the
-/// limit [`crate::write_throttle::slowdown_limit`] sets, and lets them run
-/// again once they do not (see `write_throttle.rs`).
+/// limit [`crate::write::throttle::slowdown_limit`] sets, and lets them run
+/// again once they do not (see `write/throttle.rs`).
 pub(crate) fn update_write_throttle(shared: &Shared, book: &HeldDeletes, dead_ratio: f64) {
     let table = shared.segments.load_full();
     let live: u64 = table.iter().map(|s| live_bytes(s)).sum();
     let limit =
-        crate::write_throttle::slowdown_limit(shared.options.write_slowdown_debt_bytes, live);
+        crate::write::throttle::slowdown_limit(shared.options.write_slowdown_debt_bytes, live);
     let slowed = limit.is_some_and(|limit| {
         let due: u64 = weighed_sealed(shared, book, dead_ratio)
             .iter()
@@ -189,9 +189,9 @@ mod tests {
 
     use crate::compaction::compact_while_needed;
     use crate::compaction::rewrite::tests::compacted_layout;
+    use crate::db::keyspace::KeyspaceId;
+    use crate::db::shared::Shared;
     use crate::format::segment_header::SegmentKind;
-    use crate::keyspace::KeyspaceId;
-    use crate::shared::Shared;
     use crate::{Db, Options, WriteOptions};
 
     /// A database whose compaction runs only when the test calls it, with

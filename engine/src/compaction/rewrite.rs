@@ -7,24 +7,24 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_epoch as epoch;
 
+use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
+use crate::format::location::Location;
 use crate::format::record::{RecordKind, RecordView, append_shortened, shortened_len};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
-use crate::keyspace::{Keyspace, KeyspaceId};
-use crate::location::Location;
-use crate::log_writer::{account_dead, seal};
+use crate::mvcc::range_tombstones::RangeTombstone;
 use crate::mvcc::{Relocation, Relocations, SnapshotSet};
-use crate::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
+use crate::write::log_writer::{account_dead, seal};
 
 use super::chain::{head_seq, plan_chain};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
 use super::output::OutputWriter;
+use crate::db::shared::Shared;
 use crate::segment::{Segment, SegmentTable};
-use crate::shared::Shared;
 
 /// Largest frame compaction writes.
 const OUTPUT_FRAME_BYTES: usize = 1 << 20;
@@ -708,7 +708,12 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
         ));
     }
     // From here on the inputs are no longer needed.
-    crate::durable::list_compaction(shared, &mut writer, ids, output.as_ref().map(|s| s.id()))?;
+    crate::write::durable::list_compaction(
+        shared,
+        &mut writer,
+        ids,
+        output.as_ref().map(|s| s.id()),
+    )?;
     if let Some(output) = output {
         let current = shared.segments.load_full();
         let table = current.with(output);
@@ -799,8 +804,8 @@ pub(crate) fn prune_relocations(shared: &Shared) {
 pub(super) mod tests {
     use super::*;
     use crate::compaction;
-    use crate::log_writer::rotate;
     use crate::segment::scan::scan_frames;
+    use crate::write::log_writer::rotate;
     use crate::{Db, Options, WriteOptions};
 
     pub(in crate::compaction) fn seal_active(shared: &Shared) {

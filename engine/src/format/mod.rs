@@ -7,6 +7,7 @@ pub mod crc;
 pub mod frame;
 pub mod index_checkpoint;
 pub mod live_segments;
+pub mod location;
 pub mod manifest;
 pub mod record;
 pub mod segment_header;

@@ -35,7 +35,7 @@
 //! ```
 
 use super::{align8, read_u32, read_u64};
-use crate::location::Location;
+use crate::format::location::Location;
 
 /// Size of a record header.
 pub const RECORD_HEADER_BYTES: usize = 40;

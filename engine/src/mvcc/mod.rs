@@ -13,6 +13,7 @@
 //! [`Relocations`] map, which chain walks consult when a `prev` location
 //! points into a segment that no longer exists.
 
+pub mod range_tombstones;
 mod registry;
 mod relocation;
 mod restarts;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::location::Location;
+use crate::format::location::Location;
 
 /// Where a moved old version went, and until when it must be kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,20 +24,20 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::Result;
 use crate::format::index_checkpoint::{
     self, Cut, INDEX_FILE, IndexCheckpoint, KeyspaceSection, SegmentInfo,
 };
 use crate::format::live_segments::LiveSegments;
+use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::{AlexIndex, KeyResolver};
-use crate::index_save::CheckpointMark;
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
-use crate::keyspace::{Keyspace, KeyspaceId};
-use crate::location::Location;
-use crate::range_tombstones::{RangeTombstone, RangeTombstones};
+use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
+use crate::recovery::index_save::CheckpointMark;
 use crate::segment::{Segment, SegmentTable};
 
 use super::files::Opened;

@@ -28,6 +28,7 @@
 mod checkpointed;
 mod classify;
 pub(crate) mod files;
+pub(crate) mod index_save;
 pub(crate) mod read_only;
 mod tail;
 
@@ -35,15 +36,15 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::Result;
+use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
-use crate::keyspace::{Keyspace, KeyspaceId};
-use crate::location::Location;
-use crate::range_tombstones::{RangeTombstone, RangeTombstones};
+use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
 use crate::segment::file_scan::scan_file_from;
 use crate::segment::scan::ScanOutcome;
@@ -71,7 +72,7 @@ pub(crate) struct Recovered {
     /// Records read from the segments.
     pub records_read: u64,
     /// The index checkpoint open started from.
-    pub checkpoint: Option<crate::index_save::CheckpointMark>,
+    pub checkpoint: Option<crate::recovery::index_save::CheckpointMark>,
 }
 
 /// One record found by the scan.

@@ -12,10 +12,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::db::keyspace::{self, MANIFEST_FILE};
 use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::io::FileSystem;
-use crate::keyspace::{self, MANIFEST_FILE};
 
 use super::files::is_vanished_segment;
 use super::{Mode, Recovered, recover};

@@ -120,8 +120,8 @@ fn record_at(bytes: &[u8], slot: u32) -> Option<RecordView<'_>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::db::keyspace::KeyspaceId;
     use crate::format::segment_header::SegmentKind;
-    use crate::keyspace::KeyspaceId;
     use crate::segment::Segment;
     use crate::segment::scan::scan_frames;
     use crate::{Db, Options, WriteBatch, WriteOptions};

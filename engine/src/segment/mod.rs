@@ -14,6 +14,7 @@ pub mod key_filter;
 pub mod key_span;
 pub(crate) mod map_advice;
 pub mod scan;
+pub mod summary;
 pub mod table;
 
 use std::io;

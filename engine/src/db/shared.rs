@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
+use crate::db::keyspace::KeyspaceTable;
 use crate::error::{Error, Result};
 use crate::io::FileSystem;
-use crate::keyspace::KeyspaceTable;
-use crate::log_writer::{SyncState, Writer};
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::Options;
 use crate::segment::SegmentTable;
-use crate::write_queue::WriteQueue;
+use crate::write::log_writer::{SyncState, Writer};
+use crate::write::queue::WriteQueue;
 
 /// Longest a background thread steps aside for blocked writers between two
 /// holds of the writer lock (see [`Shared::yield_writer_lock`]).
@@ -57,14 +57,14 @@ pub(crate) struct Shared {
     pub counters: Counters,
     /// The cut of the index checkpoint on disk, if it is known to be
     /// current (read at open or written since).
-    pub checkpoint_mark: Mutex<Option<crate::index_save::CheckpointMark>>,
+    pub checkpoint_mark: Mutex<Option<crate::recovery::index_save::CheckpointMark>>,
     /// The exclusive lock on the directory, held while the database is open;
     /// `None` for a read-only handle, which takes no lock.
-    pub _lock_file: Option<crate::dir_lock::DirLock>,
-    /// Opened read-only (see `follower.rs`): every write is refused.
+    pub _lock_file: Option<crate::db::dir_lock::DirLock>,
+    /// Opened read-only (see `db/follower.rs`): every write is refused.
     pub read_only: bool,
-    /// Slows writers down while compaction is behind (see `write_throttle.rs`).
-    pub write_throttle: crate::write_throttle::WriteThrottle,
+    /// Slows writers down while compaction is behind (see `write/throttle.rs`).
+    pub write_throttle: crate::write::throttle::WriteThrottle,
 }
 
 /// What the compaction thread has been asked to do.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::keyspace::KeyspaceId;
+use crate::db::keyspace::KeyspaceId;
 
 /// Who holds or waits for a lock (one per transaction or plain write).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -270,7 +270,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::{KeyLocks, LockError, LockMode, LockOwner, LockRequest};
-    use crate::keyspace::KeyspaceId;
+    use crate::db::keyspace::KeyspaceId;
 
     const KS: KeyspaceId = KeyspaceId(0);
 

@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use crate::batch::check_key;
+use crate::db::keyspace::{Keyspace, KeyspaceId};
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::iter::{Cursor, KeyRange};
-use crate::keyspace::{Keyspace, KeyspaceId};
 use crate::mvcc::Holder;
+use crate::read::iter::{Cursor, KeyRange};
 use crate::read::{self, PinnedValue, ValueRef};
-use crate::shared::Shared;
+use crate::write::batch::check_key;
 
 /// A registration in the snapshot registry, released on drop. Holds an
 /// `Arc` of the database (never an epoch guard), so it may live as long as

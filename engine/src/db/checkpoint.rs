@@ -17,10 +17,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
+use crate::db::keyspace::write_manifest;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::keyspace::write_manifest;
 use crate::segment::Segment;
-use crate::shared::Shared;
 
 /// One file of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +85,11 @@ fn fill(shared: &Shared, staging: &Path) -> Result<Vec<CheckpointFile>> {
     let writer = shared.lock_writer();
     shared.check_poison()?;
     write_manifest(&shared.fs, staging, &writer.manifest)?;
-    let mut files = vec![file_entry(staging, crate::keyspace::MANIFEST_FILE, false)?];
+    let mut files = vec![file_entry(
+        staging,
+        crate::db::keyspace::MANIFEST_FILE,
+        false,
+    )?];
     let active = writer.active.id();
     for segment in shared.segments.load().iter() {
         let name = crate::segment::file_name(segment.id());

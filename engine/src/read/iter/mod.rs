@@ -16,14 +16,14 @@ use std::sync::Arc;
 use crossbeam_epoch as epoch;
 use smallvec::SmallVec;
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
+use crate::format::location::Location;
 use crate::index::{KeyResolver, ScanDirection};
-use crate::keyspace::Keyspace;
-use crate::location::Location;
+use crate::read::snapshot::SnapshotGuard;
 use crate::read::{LazyRelocations, TableResolver, Version, visible_from, visible_version};
 use crate::segment::{Segment, SegmentTable};
-use crate::shared::Shared;
-use crate::snapshot::SnapshotGuard;
 
 /// Entries fetched from the index by the first refill after a seek; each
 /// further refill doubles, up to [`MAX_CHUNK`]. Short scans (seek + a few
@@ -546,7 +546,7 @@ impl Iterator for Cursor {
 
 #[cfg(test)]
 mod tests {
-    use crate::keyspace::KeyspaceId;
+    use crate::db::keyspace::KeyspaceId;
     use crate::{Db, KeyRange, Options, WriteOptions};
 
     /// `n` keys, written in the order `order` gives, into many small log

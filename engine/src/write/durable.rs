@@ -17,15 +17,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::db::keyspace::write_manifest;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind};
 use crate::format::live_segments::{LiveSegments, Watermark};
 use crate::format::manifest::Manifest;
 use crate::io::FileSystem;
-use crate::keyspace::write_manifest;
-use crate::log_writer::{SEAL_RESERVE, Writer, append_control_frame};
 use crate::segment::Segment;
-use crate::shared::Shared;
+use crate::write::log_writer::{SEAL_RESERVE, Writer, append_control_frame};
 
 /// Records the state an open left behind: the segments it kept and the
 /// active segment's end as its watermark (after syncing it). Writes the

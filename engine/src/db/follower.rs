@@ -21,19 +21,19 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::batch_plan::PendingRecord;
+use crate::db::keyspace::{self, KeyspaceId};
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
+use crate::format::location::Location;
 use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
-use crate::keyspace::{self, KeyspaceId};
-use crate::location::Location;
-use crate::log_writer;
 use crate::recovery::Mode;
 use crate::recovery::files::{is_vanished_segment, open_listed};
 use crate::segment::Segment;
 use crate::segment::file_scan::frames_after_in_file;
 use crate::segment::scan::scan_frames_from;
-use crate::shared::Shared;
+use crate::write::log_writer;
+use crate::write::plan::PendingRecord;
 
 /// What an in-place catch-up did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

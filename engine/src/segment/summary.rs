@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::db::keyspace::KeyspaceId;
 use crate::error::{Error, Result};
 use crate::format::record::RecordKind;
-use crate::keyspace::KeyspaceId;
 use crate::segment::Segment;
 use crate::segment::scan::scan_frames;
 

@@ -1,7 +1,7 @@
 //! Write batches: several writes applied atomically, across keyspaces.
 
+use crate::db::keyspace::KeyspaceId;
 use crate::error::{Error, Result};
-use crate::keyspace::KeyspaceId;
 use crate::options::{MAX_BATCH_BYTES, MAX_KEY_BYTES, MAX_VALUE_BYTES};
 
 /// One operation of a batch, borrowed from it.
@@ -24,7 +24,7 @@ pub enum BatchOp<'a> {
         key: &'a [u8],
     },
     /// Merge `operand` into `key`'s value with the keyspace's merge
-    /// function (see [`crate::merge`]).
+    /// function (see [`crate::write::merge`]).
     Merge {
         /// Target keyspace.
         keyspace: KeyspaceId,

@@ -6,39 +6,39 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 
-use crate::batch::{WriteBatch, check_key};
-use crate::checkpoint::{self, CheckpointFile};
 use crate::compaction::{self, Compactor};
-use crate::dir_lock::{self, DirLock, LOCK_FILE, LockError};
-use crate::durable;
+use crate::db::checkpoint::{self, CheckpointFile};
+use crate::db::dir_lock::{self, DirLock, LOCK_FILE, LockError};
+use crate::db::file_hold::FileHold;
+use crate::db::follower::{self, Followed};
+use crate::db::keyspace::{
+    self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
+};
+use crate::db::shared::{Counters, Shared};
+use crate::db::stats::Stats;
 use crate::error::{Error, Result};
-use crate::file_hold::FileHold;
-use crate::follower::{self, Followed};
 use crate::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
+use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
-use crate::index_save;
-use crate::iter::{Cursor, KeyRange};
-use crate::keyspace::{
-    self, DEFAULT_KEYSPACE, Keyspace, KeyspaceId, KeyspaceTable, MANIFEST_FILE, validate_name,
-};
-use crate::location::Location;
-use crate::log_reader::{self, BatchLog};
-use crate::log_writer::{self, Writer};
-use crate::merge::{MergeFunction, SharedMergeFunction};
 use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
 use crate::options::{Options, WriteOptions};
-use crate::prepared;
+use crate::read::iter::{Cursor, KeyRange};
+use crate::read::log_reader::{self, BatchLog};
+use crate::read::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
 use crate::read::{self, PinnedValue, ValueRef};
+use crate::recovery::index_save;
 use crate::recovery::{self, Recovered};
 use crate::segment::scan::scan_frames;
 use crate::segment::{Segment, SegmentTable};
-use crate::shared::{Counters, Shared};
-use crate::snapshot::{Snapshot, SnapshotGuard, keyspace_of, missing};
-use crate::stats::Stats;
-use crate::write_conflicts::{self, WatchedKey};
-use crate::write_queue;
+use crate::write::batch::{WriteBatch, check_key};
+use crate::write::conflicts::{self, WatchedKey};
+use crate::write::durable;
+use crate::write::log_writer::{self, Writer};
+use crate::write::merge::{MergeFunction, SharedMergeFunction};
+use crate::write::prepared;
+use crate::write::queue;
 
 /// An open database. `Send + Sync`: share it between threads with `Arc`.
 ///
@@ -161,7 +161,7 @@ impl Db {
     /// Brings a read-only handle to what the primary has written since it
     /// opened or last caught up. If the primary has only appended, the new
     /// frames are applied in place, batch by batch, as the writer did
-    /// (`follower.rs`); otherwise (a compaction, a keyspace change) the
+    /// (`db/follower.rs`); otherwise (a compaction, a keyspace change) the
     /// directory is recovered afresh (read-only) and the new state swapped
     /// in at once. Either way a reader sees a prefix of whole batches, and
     /// snapshots and cursors taken before keep the view they were taken
@@ -207,7 +207,7 @@ impl Db {
     }
 
     /// Keeps every segment file that exists now from being removed until
-    /// the returned hold is dropped (see `file_hold.rs`).
+    /// the returned hold is dropped (see `db/file_hold.rs`).
     pub fn hold_files(&self) -> FileHold {
         FileHold::new(self.shared().segments.load_full())
     }
@@ -254,7 +254,7 @@ impl Db {
             0,
         ));
         if self.compactor.is_some() {
-            crate::side_rebuilds::enable(&ks);
+            crate::compaction::side_rebuilds::enable(&ks);
         }
         let table = shared.keyspaces.load().with(ks);
         shared.keyspaces.store(Arc::new(table));
@@ -309,7 +309,7 @@ impl Db {
     }
 
     /// Merges `operand` into `key` with the keyspace's merge function (see
-    /// [`Db::set_merge_function`] and [`crate::merge`]).
+    /// [`Db::set_merge_function`] and [`crate::write::merge`]).
     pub fn merge(
         &self,
         keyspace: KeyspaceId,
@@ -341,7 +341,7 @@ impl Db {
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
-        write_queue::submit(&self.shared(), batch, &[], opts)
+        queue::submit(&self.shared(), batch, &[], opts)
     }
 
     /// Applies `batch` atomically, as [`Self::write`] does, unless one of
@@ -358,7 +358,7 @@ impl Db {
         opts: &WriteOptions,
         watched: &[WatchedKey<'_>],
     ) -> Result<()> {
-        write_queue::submit(&self.shared(), batch, watched, opts)
+        queue::submit(&self.shared(), batch, watched, opts)
     }
 
     /// Fails with [`Error::Conflict`] if one of the `watched` keys has a
@@ -367,7 +367,7 @@ impl Db {
     /// right after the check unless the caller excludes writers of these
     /// keys (as a key lock does).
     pub fn check_unchanged(&self, watched: &[WatchedKey<'_>]) -> Result<()> {
-        write_conflicts::check(&self.shared(), watched)
+        conflicts::check(&self.shared(), watched)
     }
 
     /// Saves `payload` as the prepared record `name` (replacing one of that
@@ -538,7 +538,7 @@ impl Db {
     /// they run freely.
     pub fn delayed_write_rate(&self) -> u64 {
         match self.shared().write_throttle.is_slowed() {
-            true => crate::write_throttle::SLOWED_BYTES_PER_SEC,
+            true => crate::write::throttle::SLOWED_BYTES_PER_SEC,
             false => 0,
         }
     }
@@ -618,7 +618,7 @@ impl Db {
         let live = |id: KeyspaceId| keyspaces.get(id).is_some();
         let mut out = Vec::new();
         for segment in shared.segments.load().iter() {
-            out.extend(crate::segment_summary::summarize(segment, live)?);
+            out.extend(crate::segment::summary::summarize(segment, live)?);
         }
         Ok(out)
     }
@@ -697,7 +697,7 @@ pub fn is_database_file(name: &str) -> bool {
     crate::segment::parse_file_name(name).is_some()
         || name == INDEX_FILE
         || name == INDEX_TMP_FILE
-        || name.starts_with(crate::prepared::PREPARED_PREFIX)
+        || name.starts_with(crate::write::prepared::PREPARED_PREFIX)
 }
 
 /// Checks what is at `dir`: returns whether a database exists there.

@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use crossbeam_epoch as epoch;
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
+use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind, RecordView};
 use crate::index::{KeyResolver, LOOKUP_BATCH};
-use crate::keyspace::Keyspace;
-use crate::location::Location;
 use crate::mvcc::Relocations;
 use crate::segment::{Segment, SegmentTable};
-use crate::shared::Shared;
 
 /// A value read in place from a mapped segment: derefs to the bytes without
 /// copying. It keeps its segment mapped (even if compaction replaces it)

@@ -1,10 +1,10 @@
 //! Turning a batch's operations into the records to log.
 //!
 //! Each operation consumes one sequence number (as in RocksDB). A range
-//! delete is one record whatever it covers (see [`crate::range_tombstones`]);
+//! delete is one record whatever it covers (see [`crate::mvcc::range_tombstones`]);
 //! its sequence number orders it after the batch's earlier operations and
 //! before its later ones. A merge is resolved here, over the key's value at
-//! that point of the batch (see [`crate::merge`]).
+//! that point of the batch (see [`crate::write::merge`]).
 
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 use crossbeam_epoch as epoch;
 
-use crate::batch::{BatchOp, WriteBatch};
+use crate::db::keyspace::{Keyspace, KeyspaceId, KeyspaceTable};
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
+use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind};
-use crate::keyspace::{Keyspace, KeyspaceId, KeyspaceTable};
-use crate::location::Location;
-use crate::merge::{self, MergeBase};
 use crate::read::TableResolver;
-use crate::shared::Shared;
+use crate::write::batch::{BatchOp, WriteBatch};
+use crate::write::merge::{self, MergeBase};
 
 /// One record to write, with the keyspace it goes to.
 pub(crate) struct PendingRecord<'b> {

@@ -10,15 +10,15 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::index_checkpoint::{
     Cut, Encoder, INDEX_FILE, INDEX_TMP_FILE, SegmentInfo, TombstoneInfo, tail_check_range,
 };
+use crate::format::location::Location;
 use crate::io::{FileHandle, OpenMode};
-use crate::keyspace::Keyspace;
-use crate::location::Location;
 use crate::segment::{Segment, SegmentTable};
-use crate::shared::Shared;
 
 /// Encoded bytes buffered before they are written out.
 const WRITE_CHUNK: usize = 4 << 20;

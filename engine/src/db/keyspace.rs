@@ -12,8 +12,8 @@ use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
-use crate::merge::SharedMergeFunction;
-use crate::range_tombstones::{RangeTombstone, RangeTombstones};
+use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
+use crate::write::merge::SharedMergeFunction;
 
 /// Name of the keyspace every database has, with id 0.
 pub const DEFAULT_KEYSPACE: &str = "default";
@@ -64,7 +64,7 @@ impl Keyspace {
         table: &crate::segment::SegmentTable,
         chunk: usize,
         mut visit: impl FnMut(&[u64]) -> std::result::Result<(), E>,
-        missed: impl FnOnce(crate::location::Location) -> E,
+        missed: impl FnOnce(crate::format::location::Location) -> E,
     ) -> std::result::Result<(), E> {
         use crate::index::{KeyResolver, ScanDirection};
         let chunk = chunk.max(1);
@@ -84,7 +84,7 @@ impl Keyspace {
             drop(guard);
             if resolver.missed() {
                 let at = payloads.last().copied().unwrap_or(0);
-                return Err(missed(crate::location::Location(at)));
+                return Err(missed(crate::format::location::Location(at)));
             }
             visit(&payloads)?;
             if payloads.len() < chunk {

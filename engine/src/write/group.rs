@@ -1,5 +1,5 @@
 //! Writing a group of batches under the writer lock (the leader's half of
-//! RocksDB's write group; `write_queue.rs` forms the groups).
+//! RocksDB's write group; `write/queue.rs` forms the groups).
 //!
 //! Each batch is checked, expanded and encoded as its own frame (its own
 //! sequence numbers, its own checksum, so it stays atomic after a crash)
@@ -20,14 +20,16 @@
 use smallvec::SmallVec;
 use std::sync::atomic::Ordering;
 
-use crate::batch::{BatchOp, WriteBatch};
-use crate::batch_plan::{self, PendingRecord, PendingRecords};
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::frame::FRAME_HEADER_BYTES;
 use crate::format::record::{self, RecordKind};
-use crate::log_writer::{self, Placed, SEAL_RESERVE, SEQUENCE_MARK_BYTES, StagedHeads, Writer};
-use crate::shared::Shared;
-use crate::write_conflicts::{self, WatchedKey};
+use crate::write::batch::{BatchOp, WriteBatch};
+use crate::write::conflicts::{self, WatchedKey};
+use crate::write::log_writer::{
+    self, Placed, SEAL_RESERVE, SEQUENCE_MARK_BYTES, StagedHeads, Writer,
+};
+use crate::write::plan::{self, PendingRecord, PendingRecords};
 
 /// Bytes a group buffers before writing them out even if batches remain.
 const MAX_GROUP_BYTES: usize = 4 << 20;
@@ -103,9 +105,9 @@ fn stage_member<'b>(
         flush(shared, w, stage, outcomes);
         shared.check_poison()?;
     }
-    write_conflicts::check(shared, m.watched)?;
+    conflicts::check(shared, m.watched)?;
     let keyspaces = shared.keyspaces.load();
-    let records = batch_plan::expand(shared, &keyspaces, m.batch)?;
+    let records = plan::expand(shared, &keyspaces, m.batch)?;
     let bytes = frame_bytes(&records) + mark_bytes(&records, m.batch);
     let full = w.active.written() + (stage.buffer.len() + bytes) as u64 + SEAL_RESERVE
         > w.active.capacity();
@@ -284,7 +286,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::keyspace::KeyspaceId;
+    use crate::db::keyspace::KeyspaceId;
     use crate::{Db, MAX_KEY_BYTES, Options, WriteOptions};
 
     fn put(pairs: &[(&[u8], &[u8])]) -> WriteBatch {

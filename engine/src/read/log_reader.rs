@@ -16,12 +16,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::SegmentKind;
 use crate::segment::Segment;
 use crate::segment::scan::scan_frames;
-use crate::shared::Shared;
 
 /// One record of a logged batch.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The write path's steps: encode a batch as one frame, append frames to the
 //! active log segment through the file descriptor, apply a batch to the
-//! indexes; segment rotation and sealing; fdatasync. `write_queue.rs` groups
-//! concurrent writers and `write_group.rs` drives these steps for a group.
+//! indexes; segment rotation and sealing; fdatasync. `write/queue.rs` groups
+//! concurrent writers and `write/group.rs` drives these steps for a group.
 //!
 //! Writers are serialized by the writer lock. Syncs are shared: each waits
 //! on the sync lock, and whoever gets it flushes everything written so far,
@@ -14,17 +14,17 @@ use crossbeam_epoch::{self as epoch, Guard};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::batch_plan::PendingRecord;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
+use crate::format::location::{Location, MAX_SEGMENT_BYTES};
 use crate::format::record::{self, RecordFields, RecordKind};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::index::{KeyResolver, LOOKUP_BATCH};
-use crate::location::{Location, MAX_SEGMENT_BYTES};
-use crate::range_tombstones::RangeTombstone;
+use crate::mvcc::range_tombstones::RangeTombstone;
 use crate::read::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
-use crate::shared::Shared;
+use crate::write::plan::PendingRecord;
 
 /// Room kept free at the end of a log segment for its seal frame.
 pub(crate) const SEAL_RESERVE: u64 = 64;
@@ -119,7 +119,8 @@ pub(crate) fn rotate(shared: &Shared, w: &mut Writer, capacity: u64) -> Result<(
             Ok(s)
         })
         .map_err(|e| shared.poison_with(e))?;
-    crate::durable::list_new_segment(shared, w, segment.id()).map_err(|e| shared.poison_with(e))?;
+    crate::write::durable::list_new_segment(shared, w, segment.id())
+        .map_err(|e| shared.poison_with(e))?;
     let segment = Arc::new(segment);
     let table: SegmentTable = shared.segments.load().with(segment.clone());
     crate::segment::map_advice::advise_if_fits(&table);
@@ -460,7 +461,7 @@ pub(crate) fn sync_up_to(shared: &Shared, ticket: u64) -> Result<()> {
     shared.check_poison()?;
     let (latest, active, end) = {
         let mut w = shared.lock_writer();
-        crate::durable::log_watermark(shared, &mut w, state.durable);
+        crate::write::durable::log_watermark(shared, &mut w, state.durable);
         (w.ticket, w.active.clone(), w.active.written())
     };
     shared.check_poison()?;

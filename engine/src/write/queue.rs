@@ -4,7 +4,7 @@
 //! own batch. A writer that arrives while a group is being written queues
 //! its batch (a copy) and sleeps. When the leader is done it hands the lead
 //! to the first queued writer, which takes everything queued by then as its
-//! group: one `pwrite` for all of it (see `write_group.rs`), and one
+//! group: one `pwrite` for all of it (see `write/group.rs`), and one
 //! `fdatasync` if any of its writes asked for one. The leader then wakes
 //! each follower with its own outcome. Under no contention this is a direct
 //! write; under contention the syscalls are shared.
@@ -16,14 +16,14 @@ use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::batch::WriteBatch;
+use crate::db::keyspace::KeyspaceId;
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::keyspace::KeyspaceId;
-use crate::log_writer;
 use crate::options::WriteOptions;
-use crate::shared::Shared;
-use crate::write_conflicts::WatchedKey;
-use crate::write_group::{self, Member};
+use crate::write::batch::WriteBatch;
+use crate::write::conflicts::WatchedKey;
+use crate::write::group::{self, Member};
+use crate::write::log_writer;
 
 /// Most batches one leader takes from the queue for its group.
 const MAX_GROUP_BATCHES: usize = 128;
@@ -158,7 +158,7 @@ fn lead(
     let syncs: SmallVec<[bool; 4]> = std::iter::once(own_sync)
         .chain(group.followers.iter().map(|r| r.sync))
         .collect();
-    let tickets = write_group::write(shared, &members);
+    let tickets = group::write(shared, &members);
     drop(members);
     group.hand_off();
     let mut sync_error = sync_group(shared, &tickets, &syncs);

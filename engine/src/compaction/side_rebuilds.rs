@@ -11,10 +11,10 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
+use crate::db::keyspace::Keyspace;
+use crate::db::shared::Shared;
 use crate::index::{KeyResolver, SIDE_REBUILD_KEYS};
-use crate::keyspace::Keyspace;
 use crate::segment::SegmentTable;
-use crate::shared::Shared;
 
 /// Sends `ks`'s large rebuilds to the side: for every keyspace of a
 /// database with a compaction thread, from its open or creation on (turned

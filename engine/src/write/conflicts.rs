@@ -12,13 +12,13 @@
 
 use crossbeam_epoch as epoch;
 
+use crate::db::keyspace::{Keyspace, KeyspaceId};
+use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::keyspace::{Keyspace, KeyspaceId};
-use crate::location::Location;
+use crate::format::location::Location;
 use crate::mvcc::Relocations;
 use crate::read::TableResolver;
 use crate::segment::SegmentTable;
-use crate::shared::Shared;
 
 /// A key whose writers a transaction must not have missed: a conflict is
 /// any version of `key` in `keyspace` with a sequence number above
