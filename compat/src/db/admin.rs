@@ -12,11 +12,11 @@ use std::sync::PoisonError;
 
 use alexdb_engine::{KeyspaceId, Stats};
 
+use super::access::Access;
 use super::compaction_filters::PassKind;
 use super::core::DEFAULT_LEVELS;
 use super::errors::IntoRocks;
 use super::level_properties::{FamilyFiles, level_suffix};
-use super::open::Access;
 use super::{DBCommon, DBInner, ThreadMode};
 use crate::{
     AsColumnFamilyRef, CStrLike, CompactOptions, Error, FlushOptions, WaitForCompactOptions,

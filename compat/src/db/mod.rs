@@ -7,12 +7,14 @@
 //! compaction, properties). All of them translate onto [`core::Core`], the
 //! one place that talks to the engine.
 
+pub(crate) mod access;
 mod admin;
 pub(crate) mod background_filters;
 mod column_families;
 mod compaction_filters;
 pub(crate) mod core;
 pub(crate) mod errors;
+pub(crate) mod filter_thread;
 mod history;
 mod ingest;
 pub(crate) mod iterator_methods;

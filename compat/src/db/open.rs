@@ -26,22 +26,11 @@ use alexdb_engine::io::{FileSystem, StdFileSystem};
 use alexdb_engine::keyspace::{MANIFEST_FILE, read_manifest};
 use alexdb_engine::{Db, LOCK_FILE};
 
+use super::access::Access;
 use super::core::{Core, FamilyInfo};
 use super::errors::{IntoRocks, held_here_error, lock_error};
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
 use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
-
-/// How a database is opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Access {
-    /// Reads and writes.
-    ReadWrite,
-    /// Reads only, without the lock (`open_for_read_only`).
-    ReadOnly,
-    /// Reads only, without the lock, and catches up with the primary on
-    /// request (`open_as_secondary`).
-    Secondary,
-}
 
 /// The engine's temporary manifest, left behind by a crash mid-rewrite.
 const MANIFEST_TMP: &str = "MANIFEST.tmp";

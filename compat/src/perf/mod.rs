@@ -12,9 +12,9 @@
 //! and caches report their usage (`cache_total`; AlexDB fills no block
 //! cache, so it is 0).
 
-mod context;
+pub(crate) mod context;
 mod memory;
-mod metric;
+pub(crate) mod metric;
 
 pub(crate) use self::context::count as count_perf;
 pub use self::context::{PerfContext, PerfStatsLevel, set_perf_stats};

@@ -6,9 +6,10 @@ use std::path::Path;
 use super::concurrency::Concurrency;
 use super::options::OptimisticTransactionOptions;
 use super::transaction::Transaction;
+use crate::db::access::Access;
 use crate::db::background_filters::RunningCore;
 use crate::db::core::Core;
-use crate::db::open::{Access, default_descriptors, open_core};
+use crate::db::open::{default_descriptors, open_core};
 use crate::db::{DBCommon, DBInner, ThreadMode};
 use crate::{
     AsColumnFamilyRef, ColumnFamilyDescriptor, Error, Options, WriteBatchWithTransaction,

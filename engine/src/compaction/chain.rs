@@ -12,7 +12,7 @@ use crate::format::location::Location;
 use crate::mvcc::{Relocation, SnapshotSet};
 use crate::segment::Segment;
 
-use super::rewrite::{Decisions, Reason, copy_of};
+use super::decisions::{Decisions, Reason, copy_of};
 
 /// Sequence number of the record at `loc`, if it can be read.
 pub(super) fn head_seq(shared: &Shared, loc: Location) -> Option<u64> {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::rewrite::{Decisions, Reason, copy_of};
+use super::decisions::{Decisions, Reason, copy_of};
 use crate::db::keyspace::KeyspaceId;
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};

@@ -14,8 +14,9 @@
 
 mod apply_ranges;
 mod chain;
+mod decisions;
 mod gather;
-mod held;
+pub(crate) mod held;
 mod output;
 mod plan;
 mod rewrite;

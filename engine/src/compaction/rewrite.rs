@@ -11,7 +11,7 @@ use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
 use crate::format::location::Location;
-use crate::format::record::{RecordKind, RecordView, append_shortened, shortened_len};
+use crate::format::record::{RecordKind, RecordView, append_shortened};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
@@ -20,6 +20,7 @@ use crate::read::TableResolver;
 use crate::write::log_writer::{account_dead, seal};
 
 use super::chain::{head_seq, plan_chain};
+use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_of};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
 use super::output::OutputWriter;
@@ -34,56 +35,6 @@ const OUTPUT_FRAME_BYTES: usize = 1 << 20;
 /// inputs (log segments hold records as they were written), so without
 /// hints every record is a cache miss waited for alone.
 const AHEAD: usize = 8;
-
-/// Why a record is copied.
-#[derive(Clone, Copy)]
-pub(super) enum Reason {
-    /// It is its key's newest version.
-    Head,
-    /// A snapshot older than this sequence number can see it.
-    Snapshot(u64),
-    /// A range tombstone that must stay (see `decide_range_tombstones`).
-    RangeTombstone,
-}
-
-/// A record to copy. Holds only what deciding, sorting and writing it
-/// need (the record's bytes are in its input): a compaction of a 128 MiB
-/// run keeps about a million of these in memory at once.
-pub(super) struct Copy<'a> {
-    ks: Arc<Keyspace>,
-    old: Location,
-    key: &'a [u8],
-    seq: u64,
-    keyspace: u32,
-    /// The record's bytes in its input.
-    raw: &'a [u8],
-    /// Its length in the short form (see [`shorten`]); 0 if it has none.
-    short_len: u32,
-    /// Whether it has no previous version.
-    first_version: bool,
-    /// Whether the output holds it in the short form, encoded as its frame
-    /// is written.
-    short: bool,
-    reason: Reason,
-    new: Location,
-}
-
-impl Copy<'_> {
-    /// Its length in the output.
-    fn out_len(&self) -> usize {
-        match self.short {
-            true => self.short_len as usize,
-            false => self.raw.len(),
-        }
-    }
-}
-
-/// A tombstone to drop: nothing older than it survives anywhere.
-pub(super) struct DroppedTombstone<'a> {
-    ks: Arc<Keyspace>,
-    old: Location,
-    key: &'a [u8],
-}
 
 /// What one rewrite produced.
 pub(crate) struct Rewritten {
@@ -448,49 +399,6 @@ fn drop_range_tombstones(shared: &Shared, drops: &[(Arc<Keyspace>, u64)]) {
 /// The input segment that holds `loc`, if any.
 fn input_holding(inputs: &[Arc<Segment>], loc: Location) -> Option<&Arc<Segment>> {
     inputs.iter().find(|s| s.id() == loc.segment())
-}
-
-/// What one compaction keeps, drops and splices.
-#[derive(Default)]
-pub(super) struct Decisions<'a> {
-    pub(super) copies: Vec<Copy<'a>>,
-    pub(super) drops: Vec<DroppedTombstone<'a>>,
-    /// Range tombstones met in the inputs, decided after the point keys.
-    pub(super) ranges: Vec<Copy<'a>>,
-    /// Range tombstones dropped: their keyspace and sequence number.
-    pub(super) range_drops: Vec<(Arc<Keyspace>, u64)>,
-    /// Chain splices: a dropped version's location → the next version a
-    /// snapshot may need (or `NONE`).
-    pub(super) splices: Vec<(Location, Relocation)>,
-    /// A range delete kept only for the survivors (see [`Rewritten`]).
-    pub(super) held_range_delete: bool,
-    /// The point deletes copied, by what keeps them (see [`Rewritten`]).
-    pub(super) holds: Holds,
-}
-
-pub(super) fn copy_of<'a>(
-    ks: &Arc<Keyspace>,
-    segment: &'a Segment,
-    old: Location,
-    record: RecordView<'a>,
-    reason: Reason,
-) -> Copy<'a> {
-    let at = old.offset() as usize;
-    Copy {
-        ks: ks.clone(),
-        old,
-        key: record.key,
-        seq: record.seq,
-        keyspace: record.keyspace,
-        raw: &segment.bytes()[at..at + record.encoded_len],
-        short_len: shortened_len(&record)
-            .and_then(|n| u32::try_from(n).ok())
-            .unwrap_or(0),
-        first_version: record.prev == Location::NONE,
-        short: false,
-        reason,
-        new: Location::NONE,
-    }
 }
 
 /// Puts the copies in the layout order of a compacted segment (see "Key

@@ -35,10 +35,11 @@ use crate::segment::{Segment, SegmentTable};
 use crate::write::batch::{WriteBatch, check_key};
 use crate::write::conflicts::{self, WatchedKey};
 use crate::write::durable;
-use crate::write::log_writer::{self, Writer};
+use crate::write::leader;
+use crate::write::log_writer;
 use crate::write::merge::{MergeFunction, SharedMergeFunction};
 use crate::write::prepared;
-use crate::write::queue;
+use crate::write::writer::Writer;
 
 /// An open database. `Send + Sync`: share it between threads with `Arc`.
 ///
@@ -341,7 +342,7 @@ impl Db {
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
-        queue::submit(&self.shared(), batch, &[], opts)
+        leader::submit(&self.shared(), batch, &[], opts)
     }
 
     /// Applies `batch` atomically, as [`Self::write`] does, unless one of
@@ -358,7 +359,7 @@ impl Db {
         opts: &WriteOptions,
         watched: &[WatchedKey<'_>],
     ) -> Result<()> {
-        queue::submit(&self.shared(), batch, watched, opts)
+        leader::submit(&self.shared(), batch, watched, opts)
     }
 
     /// Fails with [`Error::Conflict`] if one of the `watched` keys has a
@@ -833,7 +834,7 @@ fn build_shared(
         sync: Mutex::default(),
         poison: OnceLock::new(),
         snapshots: SnapshotRegistry::default(),
-        compaction_lock: Mutex::new(crate::compaction::HeldDeletes::default()),
+        compaction_lock: Mutex::new(crate::compaction::held::HeldDeletes::default()),
         compaction_signal: (Mutex::default(), Condvar::new()),
         counters: Counters {
             records_read_at_open: AtomicU64::new(r.records_read),

@@ -14,8 +14,8 @@ use crate::io::FileSystem;
 use crate::mvcc::{Relocations, SnapshotRegistry};
 use crate::options::Options;
 use crate::segment::SegmentTable;
-use crate::write::log_writer::{SyncState, Writer};
 use crate::write::queue::WriteQueue;
+use crate::write::writer::{SyncState, Writer};
 
 /// Longest a background thread steps aside for blocked writers between two
 /// holds of the writer lock (see [`Shared::yield_writer_lock`]).
@@ -52,12 +52,12 @@ pub(crate) struct Shared {
     pub snapshots: SnapshotRegistry,
     /// One compaction at a time; guards the book of the deletes
     /// compaction had to keep.
-    pub compaction_lock: Mutex<crate::compaction::HeldDeletes>,
+    pub compaction_lock: Mutex<crate::compaction::held::HeldDeletes>,
     pub compaction_signal: (Mutex<CompactionRequest>, Condvar),
     pub counters: Counters,
     /// The cut of the index checkpoint on disk, if it is known to be
     /// current (read at open or written since).
-    pub checkpoint_mark: Mutex<Option<crate::recovery::index_save::CheckpointMark>>,
+    pub checkpoint_mark: Mutex<Option<crate::recovery::checkpoint_mark::CheckpointMark>>,
     /// The exclusive lock on the directory, held while the database is open;
     /// `None` for a read-only handle, which takes no lock.
     pub _lock_file: Option<crate::db::dir_lock::DirLock>,

@@ -37,7 +37,7 @@ use crate::index::{AlexIndex, KeyResolver};
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::read::TableResolver;
-use crate::recovery::index_save::CheckpointMark;
+use crate::recovery::checkpoint_mark::CheckpointMark;
 use crate::segment::{Segment, SegmentTable};
 
 use super::files::Opened;

@@ -18,6 +18,7 @@ use crate::format::index_checkpoint::{
 };
 use crate::format::location::Location;
 use crate::io::{FileHandle, OpenMode};
+use crate::recovery::checkpoint_mark::CheckpointMark;
 use crate::segment::{Segment, SegmentTable};
 
 /// Encoded bytes buffered before they are written out.
@@ -34,20 +35,6 @@ const ALWAYS_SAVE_BELOW_BYTES: u64 = 64 << 20;
 /// The share of the data, written after the checkpoint's cut, that makes a
 /// new checkpoint worth writing: 1 / this.
 const STALE_SHARE: u64 = 16;
-
-/// What a checkpoint was cut at: equal marks mean nothing changed since.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct CheckpointMark {
-    cut: Cut,
-    segments: Vec<u32>,
-}
-
-impl CheckpointMark {
-    /// The mark of a checkpoint with this cut over these segments.
-    pub(crate) fn new(cut: Cut, segments: Vec<u32>) -> Self {
-        CheckpointMark { cut, segments }
-    }
-}
 
 /// After an open that had to read many records (no usable checkpoint, or
 /// much written since it, as after a crash), writes a checkpoint at once,

@@ -25,6 +25,7 @@
 //!   segment obsolete, and it takes the newest log segment's data up to its
 //!   last complete valid frame (the primary may be writing the next one).
 
+pub(crate) mod checkpoint_mark;
 mod checkpointed;
 mod classify;
 pub(crate) mod files;
@@ -72,7 +73,7 @@ pub(crate) struct Recovered {
     /// Records read from the segments.
     pub records_read: u64,
     /// The index checkpoint open started from.
-    pub checkpoint: Option<crate::recovery::index_save::CheckpointMark>,
+    pub checkpoint: Option<crate::recovery::checkpoint_mark::CheckpointMark>,
 }
 
 /// One record found by the scan.

@@ -25,7 +25,8 @@ use crate::format::live_segments::{LiveSegments, Watermark};
 use crate::format::manifest::Manifest;
 use crate::io::FileSystem;
 use crate::segment::Segment;
-use crate::write::log_writer::{SEAL_RESERVE, Writer, append_control_frame};
+use crate::write::log_writer::{SEAL_RESERVE, append_control_frame};
+use crate::write::writer::Writer;
 
 /// Records the state an open left behind: the segments it kept and the
 /// active segment's end as its watermark (after syncing it). Writes the

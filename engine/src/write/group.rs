@@ -26,10 +26,9 @@ use crate::format::frame::FRAME_HEADER_BYTES;
 use crate::format::record::{self, RecordKind};
 use crate::write::batch::{BatchOp, WriteBatch};
 use crate::write::conflicts::{self, WatchedKey};
-use crate::write::log_writer::{
-    self, Placed, SEAL_RESERVE, SEQUENCE_MARK_BYTES, StagedHeads, Writer,
-};
+use crate::write::log_writer::{self, Placed, SEAL_RESERVE, SEQUENCE_MARK_BYTES, StagedHeads};
 use crate::write::plan::{self, PendingRecord, PendingRecords};
+use crate::write::writer::Writer;
 
 /// Bytes a group buffers before writing them out even if batches remain.
 const MAX_GROUP_BYTES: usize = 4 << 20;

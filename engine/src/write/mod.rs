@@ -1,6 +1,6 @@
 //! The write path, in the order a batch takes it.
 //!
-//! A [`batch`] is queued ([`queue`]); the queue's leader forms a [`group`],
+//! A [`batch`] is queued ([`queue`], led by [`leader`]); the queue's leader forms a [`group`],
 //! whose batches are planned ([`plan`]: merges folded with [`merge`], range
 //! deletes resolved) and checked for conflicts ([`conflicts`], for
 //! transactions; [`key_locks`] for pessimistic ones and [`prepared`] for
@@ -14,9 +14,11 @@ pub(crate) mod conflicts;
 pub(crate) mod durable;
 pub(crate) mod group;
 pub mod key_locks;
+pub(crate) mod leader;
 pub(crate) mod log_writer;
 pub mod merge;
 pub(crate) mod plan;
 pub(crate) mod prepared;
 pub(crate) mod queue;
 pub(crate) mod throttle;
+pub(crate) mod writer;

@@ -1,0 +1,106 @@
+//! What one compaction decides: the records it copies and why, the
+//! tombstones it drops, the version-chain splices it makes.
+
+use std::sync::Arc;
+
+use crate::db::keyspace::Keyspace;
+use crate::format::location::Location;
+use crate::format::record::{RecordView, shortened_len};
+use crate::mvcc::Relocation;
+use crate::segment::Segment;
+
+use super::held::Holds;
+
+/// Why a record is copied.
+#[derive(Clone, Copy)]
+pub(super) enum Reason {
+    /// It is its key's newest version.
+    Head,
+    /// A snapshot older than this sequence number can see it.
+    Snapshot(u64),
+    /// A range tombstone that must stay (see `decide_range_tombstones`).
+    RangeTombstone,
+}
+
+/// A record to copy. Holds only what deciding, sorting and writing it
+/// need (the record's bytes are in its input): a compaction of a 128 MiB
+/// run keeps about a million of these in memory at once.
+pub(super) struct Copy<'a> {
+    pub(super) ks: Arc<Keyspace>,
+    pub(super) old: Location,
+    pub(super) key: &'a [u8],
+    pub(super) seq: u64,
+    pub(super) keyspace: u32,
+    /// The record's bytes in its input.
+    pub(super) raw: &'a [u8],
+    /// Its length in the short form (see [`shorten`]); 0 if it has none.
+    pub(super) short_len: u32,
+    /// Whether it has no previous version.
+    pub(super) first_version: bool,
+    /// Whether the output holds it in the short form, encoded as its frame
+    /// is written.
+    pub(super) short: bool,
+    pub(super) reason: Reason,
+    pub(super) new: Location,
+}
+
+impl Copy<'_> {
+    /// Its length in the output.
+    pub(super) fn out_len(&self) -> usize {
+        match self.short {
+            true => self.short_len as usize,
+            false => self.raw.len(),
+        }
+    }
+}
+
+/// A tombstone to drop: nothing older than it survives anywhere.
+pub(super) struct DroppedTombstone<'a> {
+    pub(super) ks: Arc<Keyspace>,
+    pub(super) old: Location,
+    pub(super) key: &'a [u8],
+}
+
+/// What one compaction keeps, drops and splices.
+#[derive(Default)]
+pub(super) struct Decisions<'a> {
+    pub(super) copies: Vec<Copy<'a>>,
+    pub(super) drops: Vec<DroppedTombstone<'a>>,
+    /// Range tombstones met in the inputs, decided after the point keys.
+    pub(super) ranges: Vec<Copy<'a>>,
+    /// Range tombstones dropped: their keyspace and sequence number.
+    pub(super) range_drops: Vec<(Arc<Keyspace>, u64)>,
+    /// Chain splices: a dropped version's location → the next version a
+    /// snapshot may need (or `NONE`).
+    pub(super) splices: Vec<(Location, Relocation)>,
+    /// A range delete kept only for the survivors (see [`Rewritten`]).
+    pub(super) held_range_delete: bool,
+    /// The point deletes copied, by what keeps them (see [`Rewritten`]).
+    pub(super) holds: Holds,
+}
+
+/// The copy of `record`, at `old` in `segment`, kept for `reason`.
+pub(super) fn copy_of<'a>(
+    ks: &Arc<Keyspace>,
+    segment: &'a Segment,
+    old: Location,
+    record: RecordView<'a>,
+    reason: Reason,
+) -> Copy<'a> {
+    let at = old.offset() as usize;
+    Copy {
+        ks: ks.clone(),
+        old,
+        key: record.key,
+        seq: record.seq,
+        keyspace: record.keyspace,
+        raw: &segment.bytes()[at..at + record.encoded_len],
+        short_len: shortened_len(&record)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0),
+        first_version: record.prev == Location::NONE,
+        short: false,
+        reason,
+        new: Location::NONE,
+    }
+}
