@@ -118,13 +118,6 @@ impl Keyspace {
             .then(|| self.range_tombstones())
     }
 
-    /// Whether a range delete of this keyspace hides the version of `key`
-    /// with sequence number `version` from a reader at `seq`.
-    pub(crate) fn range_deleted(&self, key: &[u8], version: u64, seq: u64) -> bool {
-        self.any_range_tombstones.load(Ordering::Acquire)
-            && self.range_tombstones().hides(key, version, seq)
-    }
-
     /// Adds a range tombstone. Called under the writer lock.
     pub(crate) fn add_range_tombstone(&self, tombstone: RangeTombstone) {
         let list = self.range_tombstones.load().with(Arc::new(tombstone));

@@ -19,6 +19,7 @@ use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind, RecordView};
 use crate::index::{KeyResolver, LOOKUP_BATCH};
 use crate::mvcc::Relocations;
+use crate::mvcc::range_tombstones::RangeTombstones;
 use crate::segment::{Segment, SegmentTable};
 
 /// A value read in place from a mapped segment: derefs to the bytes without
@@ -249,6 +250,8 @@ pub(crate) fn get_pinned(
     let mut restarts = crate::mvcc::Restarts::default();
     while restarts.again() {
         let seq = seq.unwrap_or_else(|| shared.visible());
+        // Before the index: see `value_of`.
+        let tombstones = ks.range_tombstones_if_any();
         let guard = epoch::pin();
         let table = shared.segments.load();
         let resolver = TableResolver::new(&table);
@@ -256,8 +259,19 @@ pub(crate) fn get_pinned(
         if resolver.missed() {
             continue;
         }
+        #[cfg(test)]
+        tests::pause_after_lookup();
         let relocations = LazyRelocations::new(shared);
-        let found = match value_of(&table, &relocations, ks, key, candidate, seq, verify)? {
+        let tombstones = tombstones.as_deref().map(|t| &**t);
+        let found = match value_of(
+            &table,
+            &relocations,
+            tombstones,
+            key,
+            candidate,
+            seq,
+            verify,
+        )? {
             Lookup::Found(segment, value) => (segment.id(), offset_in(segment, value), value.len()),
             Lookup::Absent => return Ok(None),
             Lookup::Retry => continue,
@@ -289,6 +303,8 @@ pub(crate) fn get_many_with(
     let verify = shared.options.verify_checksums;
     let mut candidates = Vec::with_capacity(LOOKUP_BATCH);
     for (batch_no, batch) in keys.chunks(LOOKUP_BATCH).enumerate() {
+        // Before the index: see `value_of`.
+        let tombstones = ks.range_tombstones_if_any();
         let guard = epoch::pin();
         let table = shared.segments.load();
         let resolver = TableResolver::new(&table);
@@ -301,7 +317,18 @@ pub(crate) fn get_many_with(
             let at = batch_no * LOOKUP_BATCH + i;
             let lookup = match raced {
                 true => Ok(Lookup::Retry),
-                false => value_of(&table, &relocations, ks, key, candidate, seq, verify),
+                false => {
+                    let tombstones = tombstones.as_deref().map(|t| &**t);
+                    value_of(
+                        &table,
+                        &relocations,
+                        tombstones,
+                        key,
+                        candidate,
+                        seq,
+                        verify,
+                    )
+                }
             };
             match lookup {
                 Ok(Lookup::Found(segment, value)) => each(at, Ok(Some(Found { segment, value }))),
@@ -409,10 +436,18 @@ enum Lookup<'t> {
 
 /// The value of `key` visible at `seq`, given the index's `candidate` for
 /// it (confirmed here against the record's key).
+///
+/// `tombstones` is the keyspace's range-tombstone list loaded *before* the
+/// index lookup that gave `candidate`. Compaction drops a range tombstone
+/// only after it removed every index entry the tombstone covers, and
+/// publishes the shorter list after those removals: a list loaded first
+/// either still holds the tombstone, or the lookup cannot find what it
+/// covered. A list loaded after the lookup could miss both (the entry was
+/// found, then the tombstone dropped) and serve a deleted value.
 fn value_of<'t>(
     table: &'t SegmentTable,
     relocations: &impl MovedVersions,
-    ks: &Keyspace,
+    tombstones: Option<&RangeTombstones>,
     key: &[u8],
     candidate: Option<u64>,
     seq: u64,
@@ -423,7 +458,11 @@ fn value_of<'t>(
     };
     Ok(
         match visible_version(table, relocations, Location(head), Some(key), seq, verify)? {
-            Version::Put(_, record) if ks.range_deleted(key, record.seq, seq) => Lookup::Absent,
+            Version::Put(_, record)
+                if tombstones.is_some_and(|t| t.hides(key, record.seq, seq)) =>
+            {
+                Lookup::Absent
+            }
             Version::Put(segment, record) => Lookup::Found(segment, record.value),
             Version::Absent => Lookup::Absent,
             Version::Retry => Lookup::Retry,
@@ -441,4 +480,86 @@ fn raced(ks: &Keyspace) -> Error {
 
 fn offset_in(segment: &Segment, value: &[u8]) -> usize {
     value.as_ptr() as usize - segment.bytes().as_ptr() as usize
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::RefCell;
+    use std::sync::mpsc;
+
+    use crate::{Db, KeyspaceId, Options, WriteBatch, WriteOptions};
+
+    thread_local! {
+        /// Run once by this thread's next point read, between its index
+        /// lookup and its range-tombstone check.
+        static PAUSE_AFTER_LOOKUP: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    }
+
+    /// The pause point of [`super::get_pinned`].
+    pub(crate) fn pause_after_lookup() {
+        if let Some(pause) = PAUSE_AFTER_LOOKUP.with(|p| p.borrow_mut().take()) {
+            pause();
+        }
+    }
+
+    fn key(i: u32) -> Vec<u8> {
+        format!("key:{i:08}").into_bytes()
+    }
+
+    fn write_keys(db: &Db, ks: KeyspaceId, keys: std::ops::Range<u32>) {
+        let mut batch = WriteBatch::new();
+        for i in keys {
+            batch.put(ks, &key(i), &[b'v'; 200]);
+        }
+        db.write(&batch, &WriteOptions::default()).unwrap();
+    }
+
+    /// A point read that found a key in the index, then paused while
+    /// compaction applied the range delete covering it and dropped the
+    /// range tombstone, must not return the deleted value: the delete was
+    /// acknowledged before the read began.
+    #[test]
+    fn a_get_racing_the_drop_of_its_range_tombstone_sees_the_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            segment_bytes: 64 << 10,
+            background_compaction: false,
+            ..Options::default()
+        };
+        let db = std::sync::Arc::new(Db::open(dir.path(), options).unwrap());
+        let ks = db.keyspace("default").unwrap();
+        write_keys(&db, ks, 0..1_000);
+        let mut range_delete = WriteBatch::new();
+        range_delete.delete_range(ks, &key(100), &key(900));
+        db.write(&range_delete, &WriteOptions::default()).unwrap();
+        // Push the range delete out of the active log segment.
+        write_keys(&db, ks, 1_000..2_000);
+
+        let (paused_tx, paused_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let reader = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                PAUSE_AFTER_LOOKUP.with(|p| {
+                    *p.borrow_mut() = Some(Box::new(move || {
+                        paused_tx.send(()).unwrap();
+                        release_rx.recv().unwrap();
+                    }))
+                });
+                db.get_copied(ks, &key(500)).unwrap()
+            })
+        };
+        paused_rx.recv().unwrap();
+        for _ in 0..20 {
+            if db.live_range_deletes(ks).unwrap() == 0 {
+                break;
+            }
+            db.compact().unwrap();
+            write_keys(&db, ks, 2_000..2_400);
+        }
+        assert_eq!(db.live_range_deletes(ks).unwrap(), 0, "{:?}", db.stats());
+        release_tx.send(()).unwrap();
+        assert_eq!(reader.join().unwrap(), None);
+        assert_eq!(db.get_copied(ks, &key(500)).unwrap(), None);
+    }
 }
