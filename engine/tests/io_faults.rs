@@ -97,3 +97,55 @@ fn full_disk_is_an_error_and_poisons_writes() {
     assert_eq!(db.get_copied(ks, b"a").unwrap().as_deref(), Some(&b"1"[..]));
     assert_eq!(db.get_copied(ks, b"b").unwrap(), None);
 }
+
+/// A compaction whose output cannot be written (the disk fills while the
+/// new segment is written) leaves no partial output behind, however often
+/// it is retried; once space is back the compaction completes and every
+/// key reads back.
+#[test]
+fn a_failed_compaction_output_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFileSystem::new();
+    let db = Db::open(
+        dir.path(),
+        Options {
+            segment_bytes: 256 << 10,
+            background_compaction: false,
+            ..options(&fs)
+        },
+    )
+    .unwrap();
+    let ks = db.keyspace("default").unwrap();
+    for i in 0..20_000u32 {
+        let key = format!("key:{:08}", (i * 7919) % 20_000);
+        db.put(ks, key.as_bytes(), &[b'v'; 100], &WriteOptions::default())
+            .unwrap();
+    }
+    let files = |dir: &std::path::Path| std::fs::read_dir(dir).unwrap().count();
+    fs.faults
+        .new_file_bytes_limit
+        .store(64 << 10, Ordering::SeqCst);
+    // The first pass seals the active log and starts a new one (one file
+    // more); from then on a failed pass must leave the count as it was.
+    let mut before = None;
+    for _ in 0..10 {
+        let err = db.compact().unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+        let now = files(dir.path());
+        assert_eq!(
+            *before.get_or_insert(now),
+            now,
+            "a failed output stayed on disk"
+        );
+    }
+    fs.faults.new_file_bytes_limit.store(0, Ordering::SeqCst);
+    db.compact().unwrap();
+    for i in 0..20_000u32 {
+        let key = format!("key:{i:08}");
+        assert!(
+            db.get_copied(ks, key.as_bytes()).unwrap().is_some(),
+            "{key}"
+        );
+    }
+    db.verify().unwrap();
+}

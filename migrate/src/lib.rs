@@ -10,6 +10,22 @@
 //! * [`inspect`](inspect::inspect): kind, families, key counts, sizes.
 //!
 //! The command-line tool (`src/main.rs`) is a thin layer over this library.
+//!
+//! ```
+//! use alexdb_migrate::copy::{CopyConfig, copy};
+//! use alexdb_migrate::progress::Silent;
+//!
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let (from, to) = (dir.path().join("rocks"), dir.path().join("alex"));
+//! # {
+//! #     let db = rocksdb::DB::open_default(&from).unwrap();
+//! #     db.put(b"key", b"value").unwrap();
+//! # }
+//! let config = CopyConfig { from, to, ..CopyConfig::default() };
+//! let report = copy(&config, &mut Silent).unwrap(); // copies, then verifies
+//! assert!(report.verification.identical);
+//! assert_eq!(report.keys, 1);
+//! ```
 
 pub mod checksum;
 pub mod cli;

@@ -27,7 +27,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::db::shared::Shared;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 pub(crate) use apply_ranges::apply_range_tombstones;
 pub(crate) use held::HeldDeletes;
@@ -173,21 +173,25 @@ impl Compactor {
     /// Its first pass runs at once: recovery has counted the dead bytes of
     /// every segment, and a process that is killed again and again must
     /// still get its space back, however short each of its lives.
-    pub fn start(shared: &Arc<Shared>) -> Compactor {
-        for ks in shared.keyspaces.load().iter() {
-            crate::compaction::side_rebuilds::enable(ks);
-        }
-        shared.request_compaction();
+    ///
+    /// Fails if the thread cannot be started: without it nothing would
+    /// reclaim space or run the index's side rebuilds, so the open fails.
+    pub fn start(shared: &Arc<Shared>) -> Result<Compactor> {
         let weak = Arc::downgrade(shared);
         let thread_weak = weak.clone();
         let thread = std::thread::Builder::new()
             .name("alexdb-compaction".into())
             .spawn(move || run(thread_weak))
-            .ok();
-        Compactor {
-            thread,
-            shared: weak,
+            .map_err(|e| Error::io(&shared.dir, e))?;
+        // Only now that a thread will run them are rebuilds handed over.
+        for ks in shared.keyspaces.load().iter() {
+            crate::compaction::side_rebuilds::enable(ks);
         }
+        shared.request_compaction();
+        Ok(Compactor {
+            thread: Some(thread),
+            shared: weak,
+        })
     }
 }
 
@@ -205,8 +209,12 @@ impl Drop for Compactor {
 }
 
 fn run(weak: Weak<Shared>) {
+    let mut failures: u32 = 0;
     loop {
         let Some(shared) = weak.upgrade() else { return };
+        if failures > 0 && !back_off(&shared, failures) {
+            return;
+        }
         let Some(paused) = wait_for_work(&shared) else {
             return;
         };
@@ -220,13 +228,69 @@ fn run(weak: Weak<Shared>) {
                 false => compact_while_needed(&shared, shared.options.compaction_dead_ratio),
             }
         }));
-        if !matches!(pass, Ok(Ok(_))) {
-            shared
-                .counters
-                .compaction_errors
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match pass {
+            Ok(Ok(_)) => failures = 0,
+            Ok(Err(e)) => {
+                failures = failures.saturating_add(1);
+                record_background_error(&shared, e.to_string(), Some(e));
+            }
+            Err(_) => {
+                failures = failures.saturating_add(1);
+                record_background_error(&shared, "a compaction pass panicked".into(), None);
+            }
         }
     }
+}
+
+/// The first wait after a failed pass; each further failure in a row
+/// doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait between two failed passes.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Waits before the next pass after `failures` failed ones in a row, so
+/// that a pass that keeps failing (a full disk) does not retry at once,
+/// however often writers ask for compaction. `false` on shutdown.
+fn back_off(shared: &Shared, failures: u32) -> bool {
+    let wait = FIRST_BACKOFF
+        .saturating_mul(1 << failures.min(16).saturating_sub(1))
+        .min(MAX_BACKOFF);
+    let deadline = std::time::Instant::now() + wait;
+    let (lock, cvar) = &shared.compaction_signal;
+    let mut req = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if req.shutdown {
+            return false;
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return true;
+        }
+        req = cvar
+            .wait_timeout(req, deadline - now)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
+/// Counts a failed background pass and keeps its error for
+/// [`crate::Db::background_error`]. Damaged data in a compaction input
+/// also stops writes (as RocksDB does with a corruption found in the
+/// background): the handle is poisoned, and reads still work. Other
+/// failures (a full disk, an I/O error) leave writes going; the pass is
+/// retried after a back-off, and a failed output leaves no file behind.
+fn record_background_error(shared: &Shared, text: String, err: Option<Error>) {
+    shared
+        .counters
+        .compaction_errors
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Some(err @ Error::Corruption { .. }) = err {
+        let _ = shared.poison_with(err);
+    }
+    *shared
+        .background_error
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(text);
 }
 
 /// Waits for a request (or a periodic tick); `None` on shutdown, else

@@ -10,7 +10,7 @@ use crossbeam_epoch as epoch;
 use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
-use crate::format::location::Location;
+use crate::format::location::{Location, MAX_SEGMENT_BYTES};
 use crate::format::record::{RecordKind, RecordView, append_shortened};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
@@ -448,15 +448,40 @@ fn write_output(
         id,
         seq_floor: visible + 1,
     };
+    if capacity >= MAX_SEGMENT_BYTES {
+        let why = format!(
+            "a compaction output of {capacity} bytes is over the {MAX_SEGMENT_BYTES}-byte segment limit"
+        );
+        let source = std::io::Error::new(std::io::ErrorKind::FileTooLarge, why);
+        return Err(Error::io(&shared.dir, source));
+    }
     let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, capacity)?;
-    let mut out = OutputWriter::new(&segment, SEGMENT_HEADER_BYTES as u64, OUTPUT_FRAME_BYTES);
+    match fill_output(shared, &segment, replaced, copies) {
+        Ok(()) => Ok(Arc::new(segment)),
+        Err(e) => {
+            // Nothing refers to the output yet: dropping it removes its file.
+            segment.mark_obsolete();
+            Err(e)
+        }
+    }
+}
+
+/// Writes the copies into the new `segment`, seals it and syncs the
+/// directory that holds it.
+fn fill_output(
+    shared: &Shared,
+    segment: &Segment,
+    replaced: &[u32],
+    copies: &mut [Copy<'_>],
+) -> Result<()> {
+    let mut out = OutputWriter::new(segment, SEGMENT_HEADER_BYTES as u64, OUTPUT_FRAME_BYTES);
     for chunk in chunk_copies(copies) {
         write_frame(&mut out, chunk)?;
     }
     let at = out.finish()?;
     segment.set_written(at);
     seal(
-        &segment,
+        segment,
         &SealBody {
             record_count: copies.len() as u64,
             replaced: replaced.to_vec(),
@@ -465,8 +490,7 @@ fn write_output(
     shared
         .fs
         .sync_dir(&shared.dir)
-        .map_err(|e| Error::io(&shared.dir, e))?;
-    Ok(Arc::new(segment))
+        .map_err(|e| Error::io(&shared.dir, e))
 }
 
 /// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`].

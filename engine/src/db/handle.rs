@@ -100,10 +100,10 @@ impl Db {
         // would have built.
         compaction::apply_range_tombstones(&shared);
         index_save::save_after_open(&shared);
-        let compactor = shared
-            .options
-            .background_compaction
-            .then(|| Compactor::start(&shared));
+        let compactor = match shared.options.background_compaction {
+            true => Some(Compactor::start(&shared)?),
+            false => None,
+        };
         Ok(Db {
             dir: shared.dir.clone(),
             options: shared.options.clone(),
@@ -534,6 +534,17 @@ impl Db {
         request.lock().unwrap_or_else(|e| e.into_inner()).pending
     }
 
+    /// The error of the last failed background compaction pass, if one
+    /// failed since open (their number is [`Stats::compaction_errors`]).
+    /// A pass that found damaged data also made the handle refuse writes.
+    pub fn background_error(&self) -> Option<String> {
+        self.shared()
+            .background_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The rate writes are held to now because compaction is behind, in
     /// bytes per second (see `Options::write_slowdown_debt_bytes`); 0 while
     /// they run freely.
@@ -833,6 +844,7 @@ fn build_shared(
         write_queue: Default::default(),
         sync: Mutex::default(),
         poison: OnceLock::new(),
+        background_error: Mutex::new(None),
         snapshots: SnapshotRegistry::default(),
         compaction_lock: Mutex::new(crate::compaction::held::HeldDeletes::default()),
         compaction_signal: (Mutex::default(), Condvar::new()),

@@ -49,6 +49,8 @@ pub(crate) struct Shared {
     pub sync: Mutex<SyncState>,
     /// Set once a write or fsync fails; writes are refused from then on.
     pub poison: OnceLock<String>,
+    /// The error of the last failed background pass, if any.
+    pub background_error: Mutex<Option<String>>,
     pub snapshots: SnapshotRegistry,
     /// One compaction at a time; guards the book of the deletes
     /// compaction had to keep.

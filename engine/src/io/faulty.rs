@@ -37,6 +37,11 @@ pub struct Faults {
     pub fail_once_at: AtomicU64,
     /// What the failpoint failed: the call's kind and path.
     pub failed_call: Mutex<Option<String>>,
+    /// When non-zero, a write that would reach past this many bytes into a
+    /// file created (opened with [`OpenMode::CreateNew`]) while it was
+    /// non-zero fails with ENOSPC: a disk that fills while a new file is
+    /// written.
+    pub new_file_bytes_limit: AtomicU64,
 }
 
 impl Faults {
@@ -100,6 +105,8 @@ impl FileSystem for FaultyFileSystem {
         Ok(Arc::new(FaultyFile {
             inner,
             faults: self.faults.clone(),
+            created_under_limit: matches!(mode, OpenMode::CreateNew)
+                && self.faults.new_file_bytes_limit.load(Ordering::SeqCst) != 0,
         }))
     }
 
@@ -129,6 +136,18 @@ impl FileSystem for FaultyFileSystem {
 struct FaultyFile {
     inner: Arc<dyn FileHandle>,
     faults: Arc<Faults>,
+    /// Whether this file system created the file while
+    /// [`Faults::new_file_bytes_limit`] was set.
+    created_under_limit: bool,
+}
+
+impl FaultyFile {
+    /// Whether a write of `len` bytes at `offset` passes the limit of
+    /// [`Faults::new_file_bytes_limit`].
+    fn over_new_file_limit(&self, offset: u64, len: usize) -> bool {
+        let limit = self.faults.new_file_bytes_limit.load(Ordering::SeqCst);
+        self.created_under_limit && limit != 0 && offset + len as u64 > limit
+    }
 }
 
 impl FileHandle for FaultyFile {
@@ -138,7 +157,9 @@ impl FileHandle for FaultyFile {
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
         self.faults.count_call("write", self.path())?;
-        if self.faults.fail_writes.load(Ordering::SeqCst) {
+        if self.faults.fail_writes.load(Ordering::SeqCst)
+            || self.over_new_file_limit(offset, buf.len())
+        {
             return Err(io::Error::from_raw_os_error(28));
         }
         self.inner.write_all_at(buf, offset)

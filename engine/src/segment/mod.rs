@@ -111,7 +111,16 @@ impl Segment {
             file.sync_data()?;
             file.map_readonly(capacity)
         };
-        let map = setup().map_err(|e| Error::io(&path, e))?;
+        let map = match setup() {
+            Ok(map) => map,
+            Err(e) => {
+                // Nothing refers to the new file yet: leave no partial
+                // segment behind (on a full disk, least of all).
+                drop(file);
+                let _ = fs.remove_file(&path);
+                return Err(Error::io(&path, e));
+            }
+        };
         let written = SEGMENT_HEADER_BYTES as u64;
         let fs = fs.clone();
         Ok(Self::from_parts(
