@@ -93,3 +93,24 @@ fn an_iterator_from_a_snapshot_outlives_the_snapshot_value() {
     db.put(b"b", b"2").unwrap();
     assert_eq!(iter.count(), 1);
 }
+
+/// RocksDB releases its lock when the `DB` is dropped, whatever snapshots
+/// leaked: a client that turns a snapshot into a `'static` one and forgets
+/// it can still reopen and destroy the database.
+#[test]
+fn a_leaked_snapshot_does_not_keep_the_database_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    {
+        let db = rocksdb::DB::open_default(&path).unwrap();
+        db.put(b"k", b"v").unwrap();
+        std::mem::forget(db.snapshot());
+    }
+    {
+        let db = rocksdb::DB::open_default(&path).unwrap();
+        assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
+        std::mem::forget(db.snapshot());
+    }
+    rocksdb::DB::destroy(&rocksdb::Options::default(), &path).unwrap();
+    assert!(!path.exists());
+}

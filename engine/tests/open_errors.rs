@@ -183,3 +183,22 @@ fn a_tiny_segment_size_still_opens_and_writes() {
         }
     }
 }
+
+/// Dropping the handle releases the directory even if a snapshot and a
+/// cursor were leaked: the database reopens, and what was leaked refuses
+/// writes' side effects (it can only read).
+#[test]
+fn a_leaked_snapshot_does_not_keep_the_directory_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let ks = db.keyspace("default").unwrap();
+    db.put(ks, b"k", b"v", &WriteOptions::default()).unwrap();
+    let leaked = db.snapshot();
+    std::mem::forget(db.snapshot());
+    std::mem::forget(db.cursor(ks, Default::default()).unwrap());
+    drop(db);
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    assert_eq!(db.get_copied(ks, b"k").unwrap().as_deref(), Some(&b"v"[..]));
+    // The snapshot that outlived its handle still reads its view.
+    assert_eq!(leaked.get(ks, b"k").unwrap().as_deref(), Some(&b"v"[..]));
+}

@@ -6,11 +6,15 @@
 //! older version that a live snapshot can see. Reads and writes go on
 //! throughout; only the final install step takes the writer lock.
 //!
-//! Crash safety: the output segment lists the segments it replaces in its
-//! seal, and is fsynced (with its directory entry) before anything else
-//! changes. A crash before that leaves an unsealed output that recovery
-//! removes; a crash after it leaves replaced segments that recovery removes.
-//! Replaced segments are unlinked only when the last reader lets go of them.
+//! Crash safety: the output is written, sealed (its seal lists the
+//! segments it replaces) and synced with its directory entry; then the
+//! MANIFEST's live-segment list is rewritten to name the output instead of
+//! its inputs, which is the commit point. A crash before that rewrite
+//! leaves an output the MANIFEST does not list, which the next open
+//! removes; a crash after it leaves inputs no longer listed, which the next
+//! open removes. A pass that fails before the commit removes its output at
+//! once. Replaced segments are unlinked when the last reference lets go of
+//! them: that may be a reader's, so a reader can unlink a file.
 
 mod apply_ranges;
 mod chain;

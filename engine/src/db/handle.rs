@@ -694,12 +694,24 @@ impl Drop for Db {
     /// reported rather than taken for a torn tail, then writes the index
     /// checkpoint the next open starts from. A failure here only leaves the
     /// database as a crash would.
+    ///
+    /// Then it releases the directory lock, whatever still holds the shared
+    /// state (a leaked snapshot or cursor can keep memory, never the
+    /// directory): what outlives the handle refuses writes.
     fn drop(&mut self) {
         drop(self.compactor.take());
         let shared = self.shared();
         if !shared.read_only && durable::close_cleanly(&shared).is_ok() {
             let _ = index_save::save(&shared);
         }
+        let _ = shared.poison.set("the database was closed".into());
+        drop(
+            shared
+                .lock_file
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
     }
 }
 
@@ -853,7 +865,7 @@ fn build_shared(
             ..Counters::default()
         },
         checkpoint_mark: Mutex::new(r.checkpoint),
-        _lock_file: lock,
+        lock_file: Mutex::new(lock),
         write_throttle: Default::default(),
         read_only,
         dir,

@@ -60,9 +60,11 @@ pub(crate) struct Shared {
     /// The cut of the index checkpoint on disk, if it is known to be
     /// current (read at open or written since).
     pub checkpoint_mark: Mutex<Option<crate::recovery::checkpoint_mark::CheckpointMark>>,
-    /// The exclusive lock on the directory, held while the database is open;
-    /// `None` for a read-only handle, which takes no lock.
-    pub _lock_file: Option<crate::db::dir_lock::DirLock>,
+    /// The exclusive lock on the directory, held while the database is open
+    /// and released when its handle is dropped, even if a leaked snapshot
+    /// or cursor keeps this state alive; `None` for a read-only handle,
+    /// which takes no lock, and once released.
+    pub lock_file: Mutex<Option<crate::db::dir_lock::DirLock>>,
     /// Opened read-only (see `db/follower.rs`): every write is refused.
     pub read_only: bool,
     /// Slows writers down while compaction is behind (see `write/throttle.rs`).

@@ -1,10 +1,13 @@
 //! The read path: find a key's newest version in the index, then walk its
 //! version chain in the log to the version a snapshot can see.
 //!
-//! Readers take no lock. They pin an epoch for the index traversal and load
-//! the segment table through `arc-swap`. If a location names a segment the
-//! loaded table no longer (or not yet) has, compaction moved things under
-//! the reader: it reloads and starts over.
+//! Readers take no lock on their path (epoch collection, run now and then
+//! by a pinning thread, may take the retired-list mutex, and a reader that
+//! drops the last reference to a replaced segment unlinks its file). They
+//! load the range-tombstone list first (see `value_of`), pin an epoch for
+//! the index traversal and load the segment table through `arc-swap`. If a
+//! location names a segment the loaded table no longer (or not yet) has,
+//! compaction moved things under the reader: it reloads and starts over.
 
 use std::cell::Cell;
 use std::ops::Deref;
