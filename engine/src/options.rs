@@ -38,7 +38,9 @@ pub struct Options {
     /// was written once read neighbouring records together. Each record is
     /// rewritten about log2(this / `segment_bytes`) times at most. 0 leaves
     /// log segments in log order until their dead bytes call for compaction.
-    /// Default: 128 MiB.
+    /// Default: 128 MiB. Taken as at most
+    /// [`crate::format::location::MAX_SEGMENT_BYTES`] (a run is one
+    /// segment, and no segment can be larger).
     pub key_order_run_bytes: u64,
     /// Writes are slowed down (held to 16 MiB/s, RocksDB's delayed write
     /// rate) while the dead bytes due for reclaiming exceed the larger of
@@ -88,12 +90,12 @@ impl fmt::Debug for Options {
 }
 
 impl Options {
-    /// These options with `segment_bytes` within what a segment can be.
+    /// These options with `segment_bytes` and `key_order_run_bytes` within
+    /// what a segment can be (0 still turns key order off).
     pub(crate) fn normalized(mut self) -> Self {
-        self.segment_bytes = self.segment_bytes.clamp(
-            MIN_SEGMENT_BYTES,
-            crate::format::location::MAX_SEGMENT_BYTES,
-        );
+        let max = crate::format::location::MAX_SEGMENT_BYTES;
+        self.segment_bytes = self.segment_bytes.clamp(MIN_SEGMENT_BYTES, max);
+        self.key_order_run_bytes = self.key_order_run_bytes.min(max);
         self
     }
 }
@@ -123,5 +125,57 @@ impl WriteOptions {
             sync: true,
             ..WriteOptions::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::location::MAX_SEGMENT_BYTES;
+
+    /// A key-ordered run is written as one segment: a run size past what a
+    /// location can address would give outputs whose records have none.
+    #[test]
+    fn sizes_past_what_a_segment_can_be_are_clamped() {
+        let o = Options {
+            segment_bytes: u64::MAX,
+            key_order_run_bytes: u64::MAX,
+            ..Options::default()
+        }
+        .normalized();
+        assert_eq!(o.segment_bytes, MAX_SEGMENT_BYTES);
+        assert_eq!(o.key_order_run_bytes, MAX_SEGMENT_BYTES);
+        let o = Options {
+            segment_bytes: MAX_SEGMENT_BYTES + 1,
+            key_order_run_bytes: MAX_SEGMENT_BYTES + 1,
+            ..Options::default()
+        }
+        .normalized();
+        assert_eq!(o.key_order_run_bytes, MAX_SEGMENT_BYTES);
+        assert_eq!(o.segment_bytes, MAX_SEGMENT_BYTES);
+    }
+
+    #[test]
+    fn sizes_within_the_limits_are_kept() {
+        let o = Options {
+            segment_bytes: 1,
+            key_order_run_bytes: 0,
+            ..Options::default()
+        }
+        .normalized();
+        assert_eq!(o.segment_bytes, MIN_SEGMENT_BYTES);
+        assert_eq!(o.key_order_run_bytes, 0, "0 still turns key order off");
+        let o = Options {
+            key_order_run_bytes: MAX_SEGMENT_BYTES,
+            ..Options::default()
+        }
+        .normalized();
+        assert_eq!(o.key_order_run_bytes, MAX_SEGMENT_BYTES);
+        let d = Options::default();
+        let n = d.clone().normalized();
+        assert_eq!(
+            (n.segment_bytes, n.key_order_run_bytes),
+            (d.segment_bytes, d.key_order_run_bytes)
+        );
     }
 }

@@ -10,7 +10,7 @@ use common::{State, state};
 
 use std::path::Path;
 
-use alexdb_engine::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
+use alexdb_engine::format::index_checkpoint::{self, Encoder, INDEX_FILE, INDEX_TMP_FILE};
 use alexdb_engine::{Db, Error, KeyspaceId, Options, WriteBatch, WriteOptions};
 
 fn options() -> Options {
@@ -523,4 +523,103 @@ fn a_checkpoint_over_a_million_keys_opens_as_a_full_scan_does() {
     let scanned = state(&db);
     assert_eq!(scanned["default"].len() as u64, n);
     assert!(from_checkpoint == scanned, "the two opens differ");
+}
+
+/// One keyspace section's entries: (key, location) in file order.
+type Entries = Vec<(Vec<u8>, u64)>;
+
+/// An edit of a section's entries, named.
+type Edit = (&'static str, fn(&mut Entries));
+
+/// The checkpoint `bytes` written again, as the engine writes it, with the
+/// entries of its largest section passed through `edit`: a checkpoint whose
+/// checksums are all valid whatever order the edit leaves its keys in.
+fn rewritten_checkpoint(bytes: &[u8], edit: impl Fn(&mut Entries)) -> Vec<u8> {
+    let c = index_checkpoint::decode(bytes).unwrap();
+    let largest = (0..c.keyspaces.len())
+        .max_by_key(|&i| c.keyspaces[i].len())
+        .unwrap();
+    let mut enc = Encoder::new(c.cut, &c.segments, c.keyspaces.len() as u32);
+    let (mut out, mut counts) = (Vec::new(), Vec::new());
+    for (i, section) in c.keyspaces.iter().enumerate() {
+        let mut entries: Entries = (0..section.len())
+            .map(|e| (section.key(e).to_vec(), section.location(e)))
+            .collect();
+        if i == largest {
+            edit(&mut entries);
+        }
+        let slot = enc.keyspace(section.id, &section.tombstones);
+        let (mut prev_key, mut prev_location): (&[u8], u64) = (&[], 0);
+        for (key, location) in &entries {
+            enc.entry(prev_key, key, prev_location, *location);
+            (prev_key, prev_location) = (key, *location);
+        }
+        enc.pad();
+        out.extend(enc.take());
+        let key_bytes = entries.iter().map(|(k, _)| k.len() as u64).sum();
+        counts.push(enc.count(slot, entries.len() as u64, key_bytes));
+    }
+    out.extend(enc.finish());
+    for patch in counts {
+        let at = patch.at as usize;
+        out[at..at + patch.bytes.len()].copy_from_slice(&patch.bytes);
+    }
+    out
+}
+
+/// Regression: the index is bulk-loaded from a section's entries in file
+/// order, and a checkpoint with valid checksums but keys out of order or
+/// repeated was used: the loaded index missed keys that are in the data.
+/// Such a checkpoint is damaged: the open scans the segments instead.
+#[test]
+fn a_checkpoint_with_keys_out_of_order_or_repeated_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = build(dir.path());
+    let index = dir.path().join(INDEX_FILE);
+    let pristine = std::fs::read(&index).unwrap();
+    // Written again unedited, the checkpoint is used: the open reads no
+    // record (so the fallback below is the edits' doing).
+    std::fs::write(&index, rewritten_checkpoint(&pristine, |_| {})).unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(state(&db), expected);
+    assert_eq!(records_read(&db), 0, "the unedited checkpoint was not used");
+    let (live_keys, index_entries) = (db.stats().live_keys, db.stats().index_entries);
+    drop(db);
+    let pristine = std::fs::read(&index).unwrap();
+    let edits: [Edit; 5] = [
+        ("two neighbours swapped", |e| e.swap(1_000, 1_001)),
+        ("first and last swapped", |e| {
+            let last = e.len() - 1;
+            e.swap(0, last)
+        }),
+        ("an entry repeated", |e| e.insert(500, e[500].clone())),
+        ("a key repeated with another location", |e| {
+            e[501].0 = e[500].0.clone();
+        }),
+        ("all in reverse", |e| e.reverse()),
+    ];
+    for (what, edit) in edits {
+        std::fs::write(&index, rewritten_checkpoint(&pristine, edit)).unwrap();
+        let db = Db::open(dir.path(), options()).unwrap();
+        assert!(
+            records_read(&db) > 3_000,
+            "{what}: the checkpoint was used ({} records read)",
+            records_read(&db)
+        );
+        assert_eq!(state(&db), expected, "{what}");
+        for (name, contents) in &expected {
+            let ks = db.keyspace(name).unwrap();
+            for (key, value) in contents {
+                let got = db.get_copied(ks, key).unwrap();
+                assert_eq!(got.as_ref(), Some(value), "{what}: {name} {key:?}");
+            }
+        }
+        let stats = db.stats();
+        assert_eq!(
+            (stats.live_keys, stats.index_entries),
+            (live_keys, index_entries),
+            "{what}"
+        );
+        drop(db);
+    }
 }

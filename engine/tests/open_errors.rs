@@ -202,3 +202,33 @@ fn a_leaked_snapshot_does_not_keep_the_directory_locked() {
     // The snapshot that outlived its handle still reads its view.
     assert_eq!(leaked.get(ks, b"k").unwrap().as_deref(), Some(&b"v"[..]));
 }
+
+/// A segment file longer than any the engine writes (16 GiB: an index
+/// entry could not point into its end) is corruption naming the file, not a
+/// panic while locations are packed.
+#[test]
+fn a_segment_longer_than_a_location_can_address_is_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        db.put(ks, b"k", b"v", &WriteOptions::default()).unwrap();
+    }
+    let segment = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "seg"))
+        .unwrap();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segment)
+        .unwrap();
+    // Sparse: no disk space is taken.
+    file.set_len((1 << 34) + 4096).unwrap();
+    drop(file);
+    let err = Db::open(dir.path(), Options::default()).unwrap_err();
+    match &err {
+        Error::Corruption { file, .. } => assert_eq!(file, &segment, "{err}"),
+        other => panic!("{other}"),
+    }
+}

@@ -32,6 +32,8 @@
 //!       wrapping; the first against 0); padded to 8
 //!       version 3: n locations (8 each), n key ends (8 each, cumulative),
 //!       K key bytes, padded to 8
+//!       either way keys strictly ascend: a reader refuses a section
+//!       whose keys are out of order or repeated
 //! end−4  4  CRC-32C of all preceding bytes
 //! ```
 
@@ -563,6 +565,10 @@ impl<'a> Reader<'a> {
             keys,
         };
         check_key_ends(&section)?;
+        if version == FIXED_WIDTH_VERSION {
+            // Front-coded sections are checked as they are decoded.
+            check_ascending(&section, start)?;
+        }
         Ok(section)
     }
 }
@@ -602,7 +608,7 @@ impl<'a> Reader<'a> {
         let b = &self.bytes[self.at..];
         let mut at = 0;
         let truncated = |at: usize| format!("truncated at byte {}", self.at + at);
-        for _ in 0..n {
+        for i in 0..n {
             let shared = fast_varint(b, &mut at).ok_or_else(|| truncated(at))? as usize;
             let suffix = fast_varint(b, &mut at).ok_or_else(|| truncated(at))?;
             if shared > prev.end - prev.start {
@@ -616,6 +622,12 @@ impl<'a> Reader<'a> {
                 .and_then(|len| b.get(at..at.checked_add(len)?))
                 .ok_or_else(|| truncated(at))?;
             at += suffix.len();
+            // The key shares `shared` bytes with its predecessor, so the
+            // two compare as the suffix and the rest of the predecessor do
+            // (usually at their first byte).
+            if i > 0 && suffix <= &keys[prev.start + shared..prev.end] {
+                return Err(unsorted(self.at + at));
+            }
             let start = keys.len();
             keys.extend_from_within(prev.start..prev.start + shared);
             keys.extend_from_slice(suffix);
@@ -656,6 +668,22 @@ fn fast_varint(b: &[u8], at: &mut usize) -> Option<u64> {
         }
     }
     None
+}
+
+/// Why a section whose keys do not strictly ascend is refused: the index
+/// is bulk-loaded from the entries in file order, and out of order (or
+/// twice) they would build an index that misses keys or holds one twice.
+fn unsorted(at: usize) -> String {
+    format!("keys not in strictly ascending order at byte {at}")
+}
+
+/// A version 3 section's keys must strictly ascend (see [`unsorted`]).
+/// Run after [`check_key_ends`], so every key can be read.
+fn check_ascending(s: &KeyspaceSection<'_>, at: usize) -> Result<(), String> {
+    match (1..s.len()).all(|i| s.key(i - 1) < s.key(i)) {
+        true => Ok(()),
+        false => Err(format!("keyspace {}: {}", s.id, unsorted(at))),
+    }
 }
 
 /// Key ends must rise and stay within the key bytes, so that
@@ -850,6 +878,101 @@ mod tests {
         let body = out.len() - 4;
         let crc = crate::format::crc::crc32c(&out[..body]);
         assert_eq!(out[body..], crc.to_le_bytes());
+    }
+
+    /// A version 4 checkpoint of one keyspace with `keys` in this order
+    /// and a valid checksum, as a writer that lost the order would write.
+    fn with_keys(keys: &[&[u8]]) -> Vec<u8> {
+        let cut = Cut {
+            seq: 1,
+            segment: 1,
+            offset: 64,
+        };
+        let mut e = Encoder::new(cut, &[], 1);
+        let slot = e.keyspace(0, &[]);
+        let mut prev: &[u8] = &[];
+        for (i, &k) in keys.iter().enumerate() {
+            e.entry(prev, k, 8 * i as u64, 8 * (i as u64 + 1));
+            prev = k;
+        }
+        e.pad();
+        let mut out = e.take();
+        let total = keys.iter().map(|k| k.len() as u64).sum();
+        let counts = e.count(slot, keys.len() as u64, total);
+        out.extend(e.finish());
+        fill_in(&mut out, &counts);
+        out
+    }
+
+    /// The same in version 3's layout.
+    fn with_keys_v3(keys: &[&[u8]]) -> Vec<u8> {
+        let cut = Cut {
+            seq: 1,
+            segment: 1,
+            offset: 64,
+        };
+        let mut e = Encoder::new(cut, &[], 1);
+        let slot = e.keyspace(0, &[]);
+        for i in 0..keys.len() {
+            e.put(&(8 * (i as u64 + 1)).to_le_bytes());
+        }
+        let mut end = 0;
+        for k in keys {
+            end += k.len() as u64;
+            e.put(&end.to_le_bytes());
+        }
+        for k in keys {
+            e.put(k);
+        }
+        e.pad();
+        let mut out = e.take();
+        let counts = e.count(slot, keys.len() as u64, end);
+        out.extend(e.finish());
+        fill_in(&mut out, &counts);
+        out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
+        let body = out.len() - 4;
+        let crc = crate::format::crc::crc32c(&out[..body]);
+        out[body..].copy_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// The index is bulk-loaded from a section in file order: keys out of
+    /// order or twice, under a valid checksum, are a damaged checkpoint
+    /// (the open then scans the segments), not a wrong index.
+    #[test]
+    fn keys_not_strictly_ascending_are_refused_under_a_valid_checksum() {
+        let sorted: [&[&[u8]]; 4] = [
+            &[b"a", b"b", b"c"],
+            &[b"", b"a", b"a\0", b"ab", b"b"],
+            &[b"user:1", b"user:10", b"user:2"],
+            &[b"only"],
+        ];
+        for keys in sorted {
+            for bytes in [with_keys(keys), with_keys_v3(keys)] {
+                let c = decode(&bytes).unwrap_or_else(|e| panic!("{keys:?}: {e}"));
+                let ks = &c.keyspaces[0];
+                assert_eq!(ks.len(), keys.len());
+                for (i, k) in keys.iter().enumerate() {
+                    assert_eq!(ks.key(i), *k);
+                }
+            }
+        }
+        let unsorted: [&[&[u8]]; 8] = [
+            &[b"b", b"a"],
+            &[b"a", b"a"],
+            &[b"", b""],
+            &[b"ab", b"a"],
+            &[b"a", b"c", b"b"],
+            &[b"a", b"b", b"b", b"c"],
+            &[b"user:10", b"user:1"],
+            &[b"a", b"", b"b"],
+        ];
+        for keys in unsorted {
+            for (version, bytes) in [(4, with_keys(keys)), (3, with_keys_v3(keys))] {
+                let err = decode(&bytes).expect_err(&format!("version {version}: {keys:?}"));
+                assert!(err.contains("ascending"), "{err}");
+            }
+        }
     }
 
     #[test]
