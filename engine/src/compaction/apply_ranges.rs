@@ -21,7 +21,7 @@ use crate::db::shared::Shared;
 use crate::format::location::Location;
 use crate::index::ScanDirection;
 use crate::mvcc::range_tombstones::RangeTombstone;
-use crate::read::TableResolver;
+use crate::segment::resolver::TableResolver;
 use crate::write::log_writer::account_dead;
 
 /// Index entries examined per hold of the writer lock.

@@ -16,7 +16,7 @@ use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, Segment
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
 use crate::mvcc::{Relocation, Relocations, SnapshotSet};
-use crate::read::TableResolver;
+use crate::segment::resolver::TableResolver;
 use crate::write::log_writer::{account_dead, seal};
 
 use super::chain::{head_seq, plan_chain};

@@ -61,7 +61,7 @@ impl NewestTable {
 
 impl KeyResolver for NewestTable {
     fn key(&self, payload: u64) -> &[u8] {
-        crate::read::key_in(&self.table, payload, &self.missed)
+        crate::segment::resolver::key_in(&self.table, payload, &self.missed)
     }
 
     fn failed(&self) -> bool {

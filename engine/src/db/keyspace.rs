@@ -68,7 +68,7 @@ impl Keyspace {
     ) -> std::result::Result<(), E> {
         use crate::index::{KeyResolver, ScanDirection};
         let chunk = chunk.max(1);
-        let resolver = crate::read::TableResolver::new(table);
+        let resolver = crate::segment::resolver::TableResolver::new(table);
         let mut payloads = Vec::with_capacity(chunk.min(self.index.len()));
         let mut last = None;
         loop {

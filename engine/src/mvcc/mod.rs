@@ -17,6 +17,7 @@ pub mod range_tombstones;
 mod registry;
 mod relocation;
 mod restarts;
+pub mod snapshot_guard;
 
 pub use registry::{Holder, SnapshotRegistry, SnapshotSet};
 pub use relocation::{Relocation, Relocations};

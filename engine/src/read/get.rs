@@ -9,7 +9,6 @@
 //! location names a segment the loaded table no longer (or not yet) has,
 //! compaction moved things under the reader: it reloads and starts over.
 
-use std::cell::Cell;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -20,9 +19,10 @@ use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind, RecordView};
-use crate::index::{KeyResolver, LOOKUP_BATCH};
+use crate::index::LOOKUP_BATCH;
 use crate::mvcc::Relocations;
 use crate::mvcc::range_tombstones::RangeTombstones;
+use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
 /// A value read in place from a mapped segment: derefs to the bytes without
@@ -46,60 +46,6 @@ impl Deref for ValueRef {
 impl AsRef<[u8]> for ValueRef {
     fn as_ref(&self) -> &[u8] {
         self
-    }
-}
-
-/// Resolves index payloads to keys through one loaded segment table,
-/// remembering whether any location was missing from it.
-pub(crate) struct TableResolver<'t> {
-    table: &'t SegmentTable,
-    missed: Cell<bool>,
-}
-
-impl<'t> TableResolver<'t> {
-    pub fn new(table: &'t SegmentTable) -> Self {
-        TableResolver {
-            table,
-            missed: Cell::new(false),
-        }
-    }
-
-    /// Whether some payload could not be resolved (the caller must retry).
-    pub fn missed(&self) -> bool {
-        self.missed.get()
-    }
-}
-
-impl KeyResolver for TableResolver<'_> {
-    fn key(&self, payload: u64) -> &[u8] {
-        key_in(self.table, payload, &self.missed)
-    }
-
-    fn failed(&self) -> bool {
-        self.missed.get()
-    }
-
-    fn prefetch(&self, payload: u64) {
-        let loc = Location(payload);
-        if let Some(segment) = self.table.get(loc.segment()) {
-            segment.prefetch_record(loc.offset());
-        }
-    }
-}
-
-/// The key of the record at location `payload` in `table`; empty, setting
-/// `missed`, if the table has no such record.
-pub(crate) fn key_in<'t>(table: &'t SegmentTable, payload: u64, missed: &Cell<bool>) -> &'t [u8] {
-    let loc = Location(payload);
-    match table
-        .get(loc.segment())
-        .and_then(|s| s.key_at(loc.offset()))
-    {
-        Some(key) => key,
-        None => {
-            missed.set(true);
-            &[]
-        }
     }
 }
 

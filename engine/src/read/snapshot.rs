@@ -6,45 +6,10 @@ use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::mvcc::Holder;
+use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::read::iter::{Cursor, KeyRange};
 use crate::read::{self, PinnedValue, ValueRef};
 use crate::write::batch::check_key;
-
-/// A registration in the snapshot registry, released on drop. Holds an
-/// `Arc` of the database (never an epoch guard), so it may live as long as
-/// the caller likes; compaction keeps the versions it can see.
-#[derive(Debug)]
-pub struct SnapshotGuard {
-    shared: Arc<Shared>,
-    seq: u64,
-    holder: Holder,
-}
-
-impl SnapshotGuard {
-    pub(crate) fn register(shared: &Arc<Shared>, holder: Holder) -> Self {
-        let seq = shared.snapshots.register(&shared.visible_seq, holder);
-        SnapshotGuard {
-            shared: shared.clone(),
-            seq,
-            holder,
-        }
-    }
-
-    /// The sequence number the view is frozen at.
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.shared
-    }
-}
-
-impl Drop for SnapshotGuard {
-    fn drop(&mut self) {
-        self.shared.snapshots.release(self.seq, self.holder);
-    }
-}
 
 /// A frozen view of every keyspace at one sequence number: reads through
 /// it see exactly the state when it was taken, whatever is written, deleted
@@ -136,15 +101,7 @@ impl Snapshot {
     /// A cursor over `keyspace` within `range`, as of the snapshot.
     pub fn cursor(&self, keyspace: KeyspaceId, range: KeyRange) -> Result<Cursor> {
         let ks = keyspace_of(&self.guard.shared, keyspace)?;
-        let guard = SnapshotGuard {
-            shared: self.guard.shared.clone(),
-            seq: self.guard.seq,
-            holder: Holder::Cursor,
-        };
-        self.guard
-            .shared
-            .snapshots
-            .register_at(self.guard.seq, Holder::Cursor);
+        let guard = SnapshotGuard::register_at(&self.guard.shared, self.guard.seq, Holder::Cursor);
         Ok(Cursor::new(guard, ks, range))
     }
 }

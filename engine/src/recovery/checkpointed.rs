@@ -36,8 +36,8 @@ use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::{AlexIndex, KeyResolver};
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
-use crate::read::TableResolver;
 use crate::recovery::checkpoint_mark::CheckpointMark;
+use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
 use super::files::Opened;

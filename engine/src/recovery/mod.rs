@@ -46,8 +46,8 @@ use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
-use crate::read::TableResolver;
 use crate::segment::file_scan::scan_file_from;
+use crate::segment::resolver::TableResolver;
 use crate::segment::scan::ScanOutcome;
 use crate::segment::{Segment, SegmentTable};
 

@@ -13,6 +13,7 @@ pub mod key_directory;
 pub mod key_filter;
 pub mod key_span;
 pub(crate) mod map_advice;
+pub(crate) mod resolver;
 pub mod scan;
 pub mod summary;
 pub mod table;
@@ -23,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::error::{Error, Result};
+use crate::format::location::MAX_SEGMENT_BYTES;
 use crate::format::record::RecordView;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
@@ -145,6 +147,15 @@ impl Segment {
     ) -> Result<Segment> {
         let path = file.path().to_path_buf();
         let len = file.len().map_err(|e| Error::io(&path, e))?;
+        if len > MAX_SEGMENT_BYTES {
+            // No segment this engine writes is this long: an index entry
+            // could not point into its end.
+            return Err(Error::corruption(
+                &path,
+                MAX_SEGMENT_BYTES,
+                format!("{len} bytes, over the {MAX_SEGMENT_BYTES}-byte segment limit"),
+            ));
+        }
         let map = file
             .map_readonly(len.max(capacity))
             .map_err(|e| Error::io(&path, e))?;

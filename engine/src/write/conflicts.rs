@@ -17,8 +17,8 @@ use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::mvcc::Relocations;
-use crate::read::TableResolver;
 use crate::segment::SegmentTable;
+use crate::segment::resolver::TableResolver;
 
 /// A key whose writers a transaction must not have missed: a conflict is
 /// any version of `key` in `keyspace` with a sequence number above

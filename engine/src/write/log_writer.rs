@@ -22,7 +22,7 @@ use crate::format::record::{self, RecordFields, RecordKind};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::index::{KeyResolver, LOOKUP_BATCH};
 use crate::mvcc::range_tombstones::RangeTombstone;
-use crate::read::TableResolver;
+use crate::segment::resolver::TableResolver;
 use crate::segment::{GROW_CHUNK, Segment, SegmentTable};
 use crate::write::plan::PendingRecord;
 use crate::write::writer::Writer;

@@ -18,7 +18,7 @@ use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind};
-use crate::read::TableResolver;
+use crate::segment::resolver::TableResolver;
 use crate::write::batch::{BatchOp, WriteBatch};
 use crate::write::merge::{self, MergeBase};
 

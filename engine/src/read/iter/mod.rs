@@ -21,8 +21,9 @@ use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::index::{KeyResolver, ScanDirection};
-use crate::read::snapshot::SnapshotGuard;
-use crate::read::{LazyRelocations, TableResolver, Version, visible_from, visible_version};
+use crate::mvcc::snapshot_guard::SnapshotGuard;
+use crate::read::{LazyRelocations, Version, visible_from, visible_version};
+use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
 /// Entries fetched from the index by the first refill after a seek; each
