@@ -1,5 +1,6 @@
-//! The aims of the open issues on performance (9, 11, 12, 14), judged on
-//! the run's own figures (same-run ratios), for each AlexDB column.
+//! The performance aims (get, mixed, seek, load, reopen, latency and memory
+//! against the peers), judged on the run's own figures (same-run ratios),
+//! for each AlexDB column.
 
 use std::fmt::Write as _;
 
@@ -27,7 +28,6 @@ struct Figure {
 
 /// "AlexDB's `left` ≤ `factor` × `right`" (or ≤ `factor` with no `right`).
 struct Aim {
-    issue: u32,
     what: &'static str,
     left: Figure,
     right: Option<Figure>,
@@ -52,50 +52,43 @@ const fn of(engine: EngineKind, workload: Workload) -> Figure {
 
 const AIMS: [Aim; 16] = [
     aim(
-        9,
         "disk ≤ 1.5x live after delete-heavy + compaction",
         alex(Workload::DeleteHeavyDisk),
         None,
         1.5,
     ),
     aim(
-        9,
         "reopen ≤ 2x rocksdb-default's",
         alex(Workload::Reopen),
         Some(of(EngineKind::RocksdbDefault, Workload::Reopen)),
         2.0,
     ),
-    aim(9, "reopen < 1 s", alex(Workload::Reopen), None, 1_000.0),
+    aim("reopen < 1 s", alex(Workload::Reopen), None, 1_000.0),
     aim(
-        9,
         "range delete of 10,000 keys ≤ 2x one of 10 (cost independent of size)",
         alex(Workload::DeleteRange),
         Some(alex(Workload::DeleteRange10)),
         2.0,
     ),
     aim(
-        11,
         "writers-4 ≥ 1.5x the throughput of writers-1",
         alex(Workload::Writers4),
         Some(alex(Workload::Writers1)),
         1.0 / 1.5,
     ),
     aim(
-        11,
         "writers-4 at least rocksdb-default's throughput",
         alex(Workload::Writers4),
         Some(of(EngineKind::RocksdbDefault, Workload::Writers4)),
         1.0,
     ),
     aim(
-        11,
         "scan after compaction at least as fast as rocksdb-tuned's",
         alex(Workload::ScanCompacted),
         Some(of(EngineKind::RocksdbTuned, Workload::ScanCompacted)),
         1.0,
     ),
     aim(
-        11,
         "longest put in hot-range < 10 ms",
         Figure {
             engine: None,
@@ -106,56 +99,48 @@ const AIMS: [Aim; 16] = [
         10e6,
     ),
     aim(
-        12,
         "optimistic-txn at least as fast as rocksdb-default's",
         alex(Workload::OptimisticTxn),
         Some(of(EngineKind::RocksdbDefault, Workload::OptimisticTxn)),
         1.0,
     ),
     aim(
-        14,
         "get ≥ 10x faster than rocksdb-default",
         alex(Workload::Get),
         Some(of(EngineKind::RocksdbDefault, Workload::Get)),
         0.1,
     ),
     aim(
-        14,
         "get ≥ 1.5x faster than lmdb",
         alex(Workload::Get),
         Some(of(EngineKind::Lmdb, Workload::Get)),
         1.0 / 1.5,
     ),
     aim(
-        14,
         "zero-copy get ≤ 1.3x the floor's",
         alex(Workload::GetPinned),
         Some(of(EngineKind::Floor, Workload::GetPinned)),
         1.3,
     ),
     aim(
-        14,
         "mixed 80/20 ≥ 10x faster than rocksdb-default",
         alex(Workload::Mixed),
         Some(of(EngineKind::RocksdbDefault, Workload::Mixed)),
         0.1,
     ),
     aim(
-        14,
         "seek + 10 at least lmdb's speed",
         alex(Workload::Seek10),
         Some(of(EngineKind::Lmdb, Workload::Seek10)),
         1.0,
     ),
     aim(
-        14,
         "get with a writer running ≤ 1.3x idle get",
         alex(Workload::GetW),
         Some(alex(Workload::Get)),
         1.3,
     ),
     aim(
-        14,
         "get with 2 readers: ≥ 1.8x the throughput of one",
         alex(Workload::Get2r),
         Some(alex(Workload::Get)),
@@ -163,15 +148,8 @@ const AIMS: [Aim; 16] = [
     ),
 ];
 
-const fn aim(
-    issue: u32,
-    what: &'static str,
-    left: Figure,
-    right: Option<Figure>,
-    factor: f64,
-) -> Aim {
+const fn aim(what: &'static str, left: Figure, right: Option<Figure>, factor: f64) -> Aim {
     Aim {
-        issue,
         what,
         left,
         right,
@@ -185,18 +163,14 @@ pub fn table(s: &mut String, r: &RunResults, scenario: &Scenario) {
     if alexes.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "## Aims of issues 9, 11, 12 and 14 ({})\n",
-        scenario.label()
-    );
-    let _ = write!(s, "| issue | aim |");
+    let _ = writeln!(s, "## Aims ({})\n", scenario.label());
+    let _ = write!(s, "| aim |");
     for a in &alexes {
         let _ = write!(s, " {} |", a.name());
     }
-    let _ = writeln!(s, "\n|---|---|{}", "---|".repeat(alexes.len()));
+    let _ = writeln!(s, "\n|---|{}", "---|".repeat(alexes.len()));
     for aim in &AIMS {
-        let _ = write!(s, "| {} | {} |", aim.issue, aim.what);
+        let _ = write!(s, "| {} |", aim.what);
         for &a in &alexes {
             let _ = write!(s, " {} |", verdict(r, scenario, a, aim));
         }

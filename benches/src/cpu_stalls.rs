@@ -5,7 +5,7 @@
 //! reads, first alone, then while one more thread per other logical CPU
 //! spins too. On a dedicated machine both gaps are far below a millisecond.
 //! On a shared virtual machine whose host caps the guest's CPU time, the
-//! second one is not: on the machine of session 14 (2 vCPUs) a thread pinned
+//! second one is not: on a 2-vCPU cloud VM a thread pinned
 //! alone to one vCPU lost 3–19 ms at a time, with no CPU time charged to it
 //! and no switch seen by the guest's scheduler, whenever the other vCPU was
 //! busy; alone, never over 3 ms. An engine whose background work keeps a

@@ -1,5 +1,5 @@
 //! `alexdb-bench`: compares AlexDB with RocksDB, SQLite and LMDB side by
-//! side (issue 4). Run `alexdb-bench --help`, or `make bench`.
+//! side. Run `alexdb-bench --help`, or `make bench`.
 //!
 //! The runner re-executes itself once per engine, scenario and repetition
 //! (`--child`, hidden), so no engine's memory or caches help or hurt

@@ -20,7 +20,7 @@
 //! }
 //! ```
 //!
-//! The database layer (`db/`, `db_iterator.rs`, `snapshot.rs`,
+//! The database layer (`db/`, `db_iterator/`, `snapshot.rs`,
 //! `pinnable_slice.rs`) translates every call onto `alexdb-engine`; the rest
 //! (errors, options, write batches, column family handles, property names)
 //! needs no open database.

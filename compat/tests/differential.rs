@@ -21,12 +21,12 @@
 //!   and every sequence's full texts must agree once all have run.
 //! - A range delete whose end comes before its start is generated only as
 //!   the last operation, and only its error is compared: RocksDB refuses
-//!   every write after it (README, "What differs").
+//!   every write after it (docs/compatibility.md, "Differs, and why").
 //! - `latest_sequence_number` is compared by its advance, re-based after a
 //!   reopen that follows a `drop_cf` or a batch holding a range delete
 //!   (RocksDB can come back lower: it discards a dropped family's log and
-//!   does not count an empty range delete on replay; README, "What
-//!   differs"); see `rebase_seq` in the runner.
+//!   does not count an empty range delete on replay; docs/compatibility.md,
+//!   "Differs, and why"); see `rebase_seq` in the runner.
 //!
 //! The runner (`differential/runner.rs`) is written once against the
 //! rocksdb API and compiled four times: against each crate, in each thread

@@ -212,7 +212,7 @@ fn merges_in_a_transaction_are_read_back_and_committed() {
 /// open while others write far more than RocksDB's retained write buffers
 /// (`max_write_buffer_size_to_maintain`, 4 MiB here) still commits when
 /// nothing it touched changed, where RocksDB fails it with `TryAgain`
-/// (README, "What differs"; fedimint-rocksdb's suite expects RocksDB's
+/// (docs/compatibility.md, "Differs, and why"; fedimint-rocksdb's suite expects RocksDB's
 /// failure); and a key it touched, written by another even that long ago,
 /// is still a conflict.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 11's hot range through the database: new keys pour into the gap
+//! A hot range through the database: new keys pour into the gap
 //! between two neighbours of a loaded keyspace. The subtree over the gap
 //! outgrows what a writer may rebuild under the lock; the compaction
 //! thread rebuilds it to the side while writes go on, every key stays

@@ -1,4 +1,4 @@
-//! Rebuilds to the side (issue 11): a background thread rebuilds big
+//! Rebuilds to the side: a background thread rebuilds big
 //! subtrees while a writer inserts, overwrites and removes keys in the hot
 //! range they cover and readers look keys up. After the writes the index
 //! holds exactly what a `BTreeMap` given the same writes holds, readers

@@ -163,7 +163,7 @@ fn bulk_load_then_random_inserts_and_deletes() {
     }
 }
 
-/// Issue 11's hot range: after a bulk load of random keys, a quarter of a
+/// A hot range: after a bulk load of random keys, a quarter of a
 /// million new keys pour into the gap between two neighbours. The subtree
 /// over the gap doubles again and again; rebuilding its doubled ancestor
 /// under the write lock held writers for 0.6-0.8 s at 1M keys. With

@@ -165,7 +165,7 @@ fn a_reopen_keeps_range_deletes_and_leaves_covered_keys_out_of_the_index() {
     );
 }
 
-/// Regression, session 15's finding (a fuzz run's database held 126,170
+/// Regression (a fuzz run's database held 126,170
 /// range tombstones for 24 live keys): small range deletes inside the key
 /// span of a run that keeps live keys on both sides of them were never
 /// dropped, because "a surviving segment may hold an older key in the

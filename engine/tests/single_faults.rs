@@ -1,4 +1,4 @@
-//! A transient fault at every I/O call (issue 10, item 4): the failpoint of
+//! A transient fault at every I/O call: the failpoint of
 //! [`FaultyFileSystem`] fails exactly the `k`-th I/O call (an open, read,
 //! write, `fdatasync`, directory sync, `set_len`, map, rename or removal)
 //! of a workload and lets every other one through, for every `k`. The

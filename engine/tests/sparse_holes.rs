@@ -9,7 +9,7 @@
 //! through a map sees it and changes the outcome. Opening must also not
 //! write into the holes (on a full disk that would fail).
 //!
-//! Where SIGBUS can still happen (see README, "Reliability"): a segment file
+//! Where SIGBUS can still happen (see the README, "Durability promises"): a segment file
 //! truncated from outside while the database has it mapped, and an I/O
 //! error while the kernel reads a mapped page of written data.
 

@@ -1,4 +1,4 @@
-//! Where SIGBUS can still happen (issue 10, item 6), shown: a segment file
+//! Where SIGBUS can still happen, shown: a segment file
 //! truncated by another program while the database has it mapped. Reads go
 //! through the map, the engine's idea of the file's length does not change,
 //! and the kernel answers a read of a page past the new end of the file with

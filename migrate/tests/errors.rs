@@ -1,4 +1,4 @@
-//! Every error the issue names gets a clear message, a stable JSON kind and
+//! Every error a migration can meet gets a clear message, a stable JSON kind and
 //! exit status 2, and leaves the source (and a resumable target) intact.
 
 mod common;

@@ -360,7 +360,7 @@ impl Options {
     /// Sets a compaction filter, called on entries as they are compacted
     /// (in AlexDB, on every live entry of the column family by each
     /// `compact_range`, and by a background pass after enough writes: see
-    /// the README's "What differs").
+    /// "Differs, and why" in docs/compatibility.md).
     pub fn set_compaction_filter<F>(&mut self, name: impl CStrLike, filter_fn: F)
     where
         F: CompactionFilterFn + Send + 'static,

@@ -130,8 +130,8 @@ struct State {
     /// puts of distinct keys since it was created (no overwrite, no delete,
     /// no range delete) and has not been flushed, compacted or reopened.
     /// Only then is the value compared; otherwise only that the property
-    /// is there. AlexDB's value is always exact (README, "What is
-    /// supported").
+    /// is there. AlexDB's value is always exact (docs/compatibility.md,
+    /// "Supported").
     exact: [Option<BTreeSet<Vec<u8>>>; 4],
     /// The sequence number last observed.
     last_seq: Option<u64>,
@@ -145,8 +145,8 @@ struct State {
     /// its advance from there on, not across the reopen), because:
     /// - a family was dropped before the reopen: RocksDB discards the log
     ///   holding the dropped family's writes and can come back with a lower
-    ///   `latest_sequence_number`, where AlexDB keeps it (README, "What
-    ///   differs"); or
+    ///   `latest_sequence_number`, where AlexDB keeps it (docs/compatibility.md,
+    ///   "Differs, and why"); or
     /// - the last write before the reopen held a range delete: RocksDB
     ///   does not count an empty one (`from == to`) when it replays its
     ///   log, where AlexDB keeps every number a batch consumed; or a merge,

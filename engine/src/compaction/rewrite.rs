@@ -607,7 +607,7 @@ fn install(
 /// [`crate::index::reclaim_retired`]); a repointing step retires none (it
 /// overwrites payloads in place), and reclaiming after it only freed the
 /// writer's garbage on this thread, in bursts, while the writer allocated:
-/// at 10M keys the two convoyed on the allocator (session 14).
+/// at 10M keys the two convoyed on the allocator.
 fn install_step(shared: &Shared, removes: bool, step: impl FnOnce()) {
     {
         let _writer = shared.lock_writer();

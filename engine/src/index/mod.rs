@@ -56,7 +56,7 @@ const RECLAIM_FLUSHES: usize = 4;
 /// nothing. A loop that makes many structural changes under one outer pin
 /// (compaction's install step removes 256 keys, each retiring a copied
 /// leaf) thus retires far faster than anything frees: deleting half of 1M
-/// keys left 1.2 GB of retired leaves waiting (session 13). Such loops call
+/// keys left 1.2 GB of retired leaves waiting. Such loops call
 /// this after each step, with no pin of their own held.
 pub(crate) fn reclaim_retired() {
     for _ in 0..RECLAIM_FLUSHES {

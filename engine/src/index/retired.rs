@@ -12,14 +12,14 @@
 //! [`free_all`] empties the pool for callers that retire many nodes without
 //! writing (see [`super::reclaim_retired`]) and when an index is dropped.
 //!
-//! Measured (session 14, runner `hot-range` at 10M keys with a compaction
+//! Measured (runner `hot-range` at 10M keys with a compaction
 //! running, longest put): with mimalloc, 19–22 ms before, 4.9–9.3 ms in four
 //! runs after (with repointing install steps no longer reclaiming, see
 //! `compaction::rewrite::install_step`); with glibc's allocator 13–16 ms
 //! before and 4.5–19 ms after, where the writer still sleeps on the arena
 //! lock that other threads' frees of its smaller allocations take.
-//! Since session 20 nodes live in the index's own heap (`node_heap`), not
-//! glibc's; handing them to the writer still keeps frees off readers.
+//! Nodes now live in the index's own heap (`node_heap`), not glibc's;
+//! handing them to the writer still keeps frees off readers.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};

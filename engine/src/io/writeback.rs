@@ -7,7 +7,7 @@
 //!
 //! The call is not cheap: starting the writeback of a megabyte allocates
 //! its blocks and submits the I/O, 200–330 µs (up to 3 ms) on the 2-vCPU
-//! virtual machine of session 30, which the put that crossed the megabyte
+//! virtual machine the runner uses, which the put that crossed the megabyte
 //! paid under the writer lock. [`start_in_background`] hands it to one
 //! thread of the process instead.
 
