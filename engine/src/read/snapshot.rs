@@ -14,6 +14,10 @@ use crate::write::batch::check_key;
 /// A frozen view of every keyspace at one sequence number: reads through
 /// it see exactly the state when it was taken, whatever is written, deleted
 /// or compacted afterwards. Owned and `Send + Sync`.
+///
+/// A keyspace dropped after the snapshot was taken is not part of the view:
+/// reads of it fail with [`Error::InvalidArgument`] (the drop frees the
+/// keyspace's index at once, and compaction its records).
 #[derive(Debug)]
 pub struct Snapshot {
     guard: Arc<SnapshotGuard>,
