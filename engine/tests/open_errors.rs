@@ -232,3 +232,26 @@ fn a_segment_longer_than_a_location_can_address_is_corruption() {
         other => panic!("{other}"),
     }
 }
+
+/// A snapshot taken before a keyspace was dropped cannot read that
+/// keyspace (the drop frees its index and records at once): a clear
+/// error, while the snapshot's other keyspaces read as of the snapshot.
+#[test]
+fn a_snapshot_does_not_keep_a_dropped_keyspace_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), Options::default()).unwrap();
+    let default = db.keyspace("default").unwrap();
+    let doomed = db.create_keyspace("doomed").unwrap();
+    db.put(doomed, b"k", b"v", &WriteOptions::default()).unwrap();
+    db.put(default, b"k", b"old", &WriteOptions::default()).unwrap();
+    let snapshot = db.snapshot();
+    db.drop_keyspace("doomed").unwrap();
+    db.put(default, b"k", b"new", &WriteOptions::default()).unwrap();
+    let err = snapshot.get(doomed, b"k").unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    assert!(err.to_string().contains("does not exist"), "{err}");
+    assert_eq!(
+        snapshot.get(default, b"k").unwrap().as_deref(),
+        Some(&b"old"[..])
+    );
+}
