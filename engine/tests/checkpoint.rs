@@ -121,3 +121,28 @@ fn history_compaction_removed_is_gone() {
         .collect();
     assert_eq!(recent, (latest - 4..=latest).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_checkpoint_cleans_a_leftover_staging_directory_and_creates_missing_parents() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path().join("db"), options()).unwrap();
+    write_rounds(&db, 2);
+    let target = dir.path().join("backups").join("daily").join("cp");
+    // A crash while an earlier checkpoint was assembled left its staging
+    // directory behind.
+    let staging = dir.path().join("backups").join("daily").join("cp.tmp");
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::write(staging.join("MANIFEST"), b"torn").unwrap();
+    db.checkpoint(&target).unwrap();
+    assert!(!staging.exists());
+    match db.checkpoint(&target) {
+        Err(Error::InvalidArgument(_)) => {}
+        other => panic!("a second checkpoint into the same directory: {other:?}"),
+    }
+    let ks = db.keyspace("default").unwrap();
+    let expected = contents(&db, ks);
+    drop(db);
+    let copy = Db::open(&target, options()).unwrap();
+    let ks = copy.keyspace("default").unwrap();
+    assert_eq!(contents(&copy, ks), expected);
+}

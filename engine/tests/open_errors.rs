@@ -242,11 +242,14 @@ fn a_snapshot_does_not_keep_a_dropped_keyspace_readable() {
     let db = Db::open(dir.path(), Options::default()).unwrap();
     let default = db.keyspace("default").unwrap();
     let doomed = db.create_keyspace("doomed").unwrap();
-    db.put(doomed, b"k", b"v", &WriteOptions::default()).unwrap();
-    db.put(default, b"k", b"old", &WriteOptions::default()).unwrap();
+    db.put(doomed, b"k", b"v", &WriteOptions::default())
+        .unwrap();
+    db.put(default, b"k", b"old", &WriteOptions::default())
+        .unwrap();
     let snapshot = db.snapshot();
     db.drop_keyspace("doomed").unwrap();
-    db.put(default, b"k", b"new", &WriteOptions::default()).unwrap();
+    db.put(default, b"k", b"new", &WriteOptions::default())
+        .unwrap();
     let err = snapshot.get(doomed, b"k").unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
     assert!(err.to_string().contains("does not exist"), "{err}");

@@ -10,7 +10,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use alexdb_engine::io::{FileHandle, FileSystem, OpenMode, StdFileSystem};
+use alexdb_engine::io::{FileHandle, FileSystem, Metadata, OpenMode, StdFileSystem};
 use alexdb_engine::keyspace::MANIFEST_FILE;
 use alexdb_engine::{Db, Error, Options};
 use common::{quiet_options, scan_all, segment_files};
@@ -83,6 +83,24 @@ impl FileSystem for Watched {
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         self.change(format!("sync_dir {}", path.display()));
         StdFileSystem.sync_dir(path)
+    }
+
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        StdFileSystem.metadata(path)
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        StdFileSystem.canonicalize(path)
+    }
+
+    fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.change(format!("remove_dir_all {}", path.display()));
+        StdFileSystem.remove_dir_all(path)
+    }
+
+    fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
+        self.change(format!("hard_link {}", link.display()));
+        StdFileSystem.hard_link(original, link)
     }
 }
 

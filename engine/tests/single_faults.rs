@@ -1,6 +1,7 @@
 //! A transient fault at every I/O call: the failpoint of
 //! [`FaultyFileSystem`] fails exactly the `k`-th I/O call (an open, read,
-//! write, `fdatasync`, directory sync, `set_len`, map, rename or removal)
+//! write, `fdatasync`, directory sync, `set_len`, map, rename, removal,
+//! directory creation, hard link, `stat`, `realpath`, `flock` or unlock)
 //! of a workload and lets every other one through, for every `k`. The
 //! workload writes batches across two keyspaces (some synced, some with
 //! deletes and range deletes) through segment rotations, compactions, a
@@ -14,6 +15,11 @@
 //!   the page cache holds), passes `verify`, and holds exactly every
 //!   acknowledged batch, plus, all or nothing, the batches whose own write
 //!   failed (the error may come after the bytes were written), in order.
+//!
+//! Two more enumerations fail each call of one operation in turn: a
+//! checkpoint (a whole checkpoint or none, the source untouched) and an
+//! open (of a new database, one closed cleanly and one whose process died:
+//! an error or a handle, then every byte of data still there).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -291,4 +297,227 @@ fn a_transient_fault_at_every_io_call_loses_nothing_acknowledged() {
             "no {kind} call was failed: {kinds:?}"
         );
     }
+}
+
+/// The kind of a failed call ("open", "hard_link", ...).
+fn kind_of(call: &str) -> String {
+    call.split(' ').next().unwrap_or_default().to_string()
+}
+
+/// Asserts that every kind of `wanted` was failed at least once.
+fn assert_failed_kinds(kinds: &BTreeMap<String, u32>, wanted: &[&str]) {
+    for kind in wanted {
+        assert!(
+            kinds.contains_key(*kind),
+            "no {kind} call was failed: {kinds:?}"
+        );
+    }
+}
+
+/// Opens the checkpoint at `dir` with the real file system and checks that
+/// it holds exactly `expected`.
+fn check_checkpoint(dir: &Path, expected: &State, what: &str) {
+    let db = Db::open(dir, options_std())
+        .unwrap_or_else(|e| panic!("{what}: the checkpoint does not open: {e}"));
+    db.verify()
+        .unwrap_or_else(|e| panic!("{what}: the checkpoint fails verify: {e}"));
+    assert!(
+        contents(&db) == *expected,
+        "{what}: the checkpoint does not hold the data at checkpoint time"
+    );
+}
+
+fn options_std() -> Options {
+    Options {
+        background_compaction: false,
+        ..Options::default()
+    }
+}
+
+/// `<dir>.tmp`, where a checkpoint to `dir` is assembled.
+fn staging_of(dir: &Path) -> std::path::PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".tmp");
+    name.into()
+}
+
+/// A checkpoint of a database of several segments (sealed ones, a
+/// compaction's output, the active one) with the `k`-th I/O call of the
+/// checkpoint failing, for every `k`, on a file system that can hard-link
+/// and on one that cannot (the sealed segments are copied): the checkpoint
+/// either fails and leaves no `<dir>` (a `<dir>.tmp` leftover the next
+/// checkpoint to `<dir>` removes), or succeeds (a failed hard link falls
+/// back to a copy); either way the checkpoint taken opens with exactly the
+/// data at checkpoint time, and the source database is untouched.
+#[test]
+fn a_transient_fault_at_every_io_call_of_a_checkpoint_leaves_a_whole_one_or_none() {
+    let base = tempfile::tempdir().unwrap();
+    let fs = FaultyFileSystem::new();
+    let source = base.path().join("db");
+    let db = Db::open(&source, options(&fs)).unwrap();
+    db.create_keyspace("side").unwrap();
+    for i in 0..BATCHES {
+        write_batch(&db, i).unwrap();
+        if i == 12 {
+            db.compact().unwrap();
+        }
+    }
+    let segments = db.stats().segments;
+    assert!(segments >= 3, "the test needs sealed segments: {segments}");
+    let expected = contents(&db);
+    let mut kinds: BTreeMap<String, u32> = BTreeMap::new();
+    for links in [true, false] {
+        fs.faults.fail_hard_links.store(!links, Ordering::SeqCst);
+        let mut k = 1;
+        loop {
+            let cp = base.path().join(format!("cp{k}-{links}"));
+            let what = format!("checkpoint (hard links: {links}) call {k}");
+            let start = fs.faults.calls.load(Ordering::SeqCst);
+            fs.faults.fail_once_at.store(start + k, Ordering::SeqCst);
+            let result = db.checkpoint(&cp);
+            fs.faults.fail_once_at.store(0, Ordering::SeqCst);
+            let Some(failed) = fs.faults.failed_call.lock().unwrap().take() else {
+                result.unwrap_or_else(|e| panic!("{what}: no fault, yet: {e}"));
+                check_checkpoint(&cp, &expected, &what);
+                break;
+            };
+            let what = format!("{what} ({failed})");
+            match result {
+                Ok(_) => check_checkpoint(&cp, &expected, &what),
+                Err(e) => {
+                    assert!(!cp.exists(), "{what}: failed ({e}), yet left {cp:?}");
+                    db.checkpoint(&cp)
+                        .unwrap_or_else(|e| panic!("{what}: the next checkpoint fails: {e}"));
+                    assert!(
+                        !staging_of(&cp).exists(),
+                        "{what}: the next checkpoint left the staging directory"
+                    );
+                    check_checkpoint(&cp, &expected, &what);
+                }
+            }
+            *kinds.entry(kind_of(&failed)).or_default() += 1;
+            k += 1;
+        }
+    }
+    eprintln!("checkpoint I/O calls failed in turn: {kinds:?}");
+    assert_failed_kinds(
+        &kinds,
+        &[
+            "metadata",
+            "create_dir_all",
+            "open",
+            "read",
+            "write",
+            "set_len",
+            "sync_data",
+            "sync_dir",
+            "rename",
+            "hard_link",
+        ],
+    );
+    drop(db);
+    let db = Db::open(&source, options_std()).unwrap();
+    db.verify().unwrap();
+    assert!(contents(&db) == expected, "the source database changed");
+}
+
+/// A copy of every file of `from` in the new directory `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// Opens (and closes) a copy of `template` with the `k`-th I/O call
+/// failing, for every `k`; the open succeeds or reports an error, and the
+/// database then opens with exactly `expected`. Returns the kinds failed.
+fn fault_every_open_call(
+    base: &Path,
+    template: Option<&Path>,
+    expected: &State,
+    name: &str,
+) -> BTreeMap<String, u32> {
+    let mut kinds: BTreeMap<String, u32> = BTreeMap::new();
+    for k in 1.. {
+        let dir = base.join(format!("{name}{k}"));
+        if let Some(template) = template {
+            copy_dir(template, &dir);
+        }
+        let fs = FaultyFileSystem::new();
+        fs.faults.fail_once_at.store(k, Ordering::SeqCst);
+        // The handle is closed at once: a clean close's calls count too.
+        let opened = Db::open(&dir, options(&fs)).map(drop);
+        let Some(failed) = fs.faults.failed_call.lock().unwrap().take() else {
+            opened.unwrap_or_else(|e| panic!("{name}: no fault, yet the open failed: {e}"));
+            break;
+        };
+        let db = Db::open(&dir, options_std()).unwrap_or_else(|e| {
+            panic!("{name}: after a fault at call {k} ({failed}) of an open the database does not open: {e}")
+        });
+        db.verify()
+            .unwrap_or_else(|e| panic!("{name}: call {k} ({failed}): verify: {e}"));
+        assert!(
+            contents(&db) == *expected,
+            "{name}: call {k} ({failed}) of an open ({opened:?}) changed the data"
+        );
+        drop(db);
+        std::fs::remove_dir_all(&dir).unwrap();
+        *kinds.entry(kind_of(&failed)).or_default() += 1;
+    }
+    kinds
+}
+
+/// The open path with the `k`-th I/O call failing, for every `k`: creating
+/// a database (the directory, its sync, the lock, the MANIFEST, the first
+/// segment), opening one closed cleanly (from its index checkpoint) and
+/// one whose process died (recovered from the log): the open succeeds or
+/// reports an error, never panics, and the database then opens with
+/// exactly its data.
+#[test]
+fn a_transient_fault_at_every_io_call_of_an_open_fails_it_and_loses_nothing() {
+    let base = tempfile::tempdir().unwrap();
+    let mut empty = State::new();
+    for name in KEYSPACES {
+        empty.insert(name.to_string(), BTreeMap::new());
+    }
+    let mut kinds = fault_every_open_call(base.path(), None, &empty, "new");
+
+    let closed = base.path().join("closed");
+    let db = Db::open(&closed, options_std()).unwrap();
+    db.create_keyspace("side").unwrap();
+    for i in 0..BATCHES / 2 {
+        write_batch(&db, i).unwrap();
+    }
+    let expected = contents(&db);
+    // The files as the page cache holds them, the handle still open: a
+    // process killed here.
+    let crashed = base.path().join("crashed");
+    copy_dir(&closed, &crashed);
+    drop(db);
+    for (template, name) in [(&closed, "clean"), (&crashed, "crash")] {
+        for (kind, n) in fault_every_open_call(base.path(), Some(template), &expected, name) {
+            *kinds.entry(kind).or_default() += n;
+        }
+    }
+    eprintln!("open I/O calls failed in turn: {kinds:?}");
+    assert_failed_kinds(
+        &kinds,
+        &[
+            "metadata",
+            "create_dir_all",
+            "canonicalize",
+            "open",
+            "file_id",
+            "lock",
+            "unlock",
+            "read_file",
+            "write",
+            "sync_data",
+            "sync_dir",
+            "rename",
+            "map",
+        ],
+    );
 }

@@ -1,7 +1,10 @@
 //! The directory lock: one writing handle per database directory.
 //!
 //! Across processes it is an exclusive `flock` on the directory's `LOCK`
-//! file. Within this process a table of the locks held, keyed by the `LOCK`
+//! file. Every call (creating and opening the file, `stat`, `realpath`,
+//! `flock`) goes through the database's [`FileSystem`], so that fault
+//! injection can fail it and a power-loss model sees the file created.
+//! Within this process a table of the locks held, keyed by the `LOCK`
 //! file's device and inode, decides, with RocksDB's rule: a second lock of
 //! a directory still reachable at the path it was locked by fails
 //! ([`LockError::HeldHere`], naming when and by which thread it was taken);
@@ -12,13 +15,13 @@
 //! file drops, the shared lock is held until its last holder lets go.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::io::{FileHandle, FileId, FileSystem, OpenMode};
 
 /// Name of the lock file in a database directory.
 pub const LOCK_FILE: &str = "LOCK";
@@ -51,7 +54,8 @@ pub struct DirLock {
 /// One `flock` and who holds it.
 #[derive(Debug)]
 struct Held {
-    file: File,
+    /// The locked file; taken (closed) when the lock is let go.
+    file: Option<Arc<dyn FileHandle>>,
     inode: Inode,
     acquired_unix_secs: u64,
     thread: u64,
@@ -59,7 +63,7 @@ struct Held {
     dirs: Mutex<Vec<PathBuf>>,
 }
 
-type Inode = (u64, u64);
+type Inode = FileId;
 
 /// The locks this process holds, by lock file.
 type Table = MutexGuard<'static, HashMap<Inode, Weak<Held>>>;
@@ -91,32 +95,26 @@ fn table_and_holder(inode: Inode) -> (Table, Option<Arc<Held>>) {
 }
 
 /// Takes the lock on the database directory `dir` (which must exist),
-/// creating its `LOCK` file if missing.
-pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
+/// creating its `LOCK` file if missing, through `fs`.
+pub fn acquire(fs: &dyn FileSystem, dir: &Path) -> Result<DirLock, LockError> {
     let path = dir.join(LOCK_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(LockError::Io)?;
-    let meta = file.metadata().map_err(LockError::Io)?;
-    let inode = (meta.dev(), meta.ino());
-    let canonical = std::fs::canonicalize(dir).map_err(LockError::Io)?;
+    let file = fs.open(&path, OpenMode::Create).map_err(LockError::Io)?;
+    let inode = file.id().map_err(LockError::Io)?;
+    let canonical = fs.canonicalize(dir).map_err(LockError::Io)?;
     let (mut table, holder) = table_and_holder(inode);
     if let Some(held) = holder {
         // `share` may drop the last strong reference, whose drop takes the
         // table.
         drop(table);
-        return share(held, canonical);
+        return share(fs, held, canonical);
     }
     match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Err(LockError::HeldElsewhere),
-        Err(std::fs::TryLockError::Error(e)) => return Err(LockError::Io(e)),
+        Ok(true) => {}
+        Ok(false) => return Err(LockError::HeldElsewhere),
+        Err(e) => return Err(LockError::Io(e)),
     }
     let held = Arc::new(Held {
-        file,
+        file: Some(file),
         inode,
         acquired_unix_secs: SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -133,10 +131,17 @@ pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
 
 /// A lock this process holds on the same file: refused while a holder's
 /// path still leads to it, shared once the directory has moved away from
-/// every holder's path.
-fn share(held: Arc<Held>, canonical: PathBuf) -> Result<DirLock, LockError> {
+/// every holder's path. A holder's path that cannot be checked (a failed
+/// `stat`) refuses the lock: a failure never lets two handles write.
+fn share(fs: &dyn FileSystem, held: Arc<Held>, canonical: PathBuf) -> Result<DirLock, LockError> {
     let mut dirs = held.dirs.lock().unwrap_or_else(|e| e.into_inner());
-    let still_there = dirs.iter().any(|d| lock_inode(d) == Some(held.inode));
+    let mut still_there = false;
+    for d in dirs.iter() {
+        if lock_inode(fs, d).map_err(LockError::Io)? == Some(held.inode) {
+            still_there = true;
+            break;
+        }
+    }
     if still_there {
         return Err(LockError::HeldHere {
             acquired_unix_secs: held.acquired_unix_secs,
@@ -152,9 +157,19 @@ fn share(held: Arc<Held>, canonical: PathBuf) -> Result<DirLock, LockError> {
 }
 
 /// The device and inode of `dir`'s lock file, if there is one.
-fn lock_inode(dir: &Path) -> Option<Inode> {
-    let meta = std::fs::metadata(dir.join(LOCK_FILE)).ok()?;
-    Some((meta.dev(), meta.ino()))
+fn lock_inode(fs: &dyn FileSystem, dir: &Path) -> io::Result<Option<Inode>> {
+    match fs.metadata(&dir.join(LOCK_FILE)) {
+        Ok(meta) => Ok(Some(meta.id)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 impl Drop for DirLock {
@@ -167,11 +182,16 @@ impl Drop for DirLock {
 }
 
 impl Drop for Held {
-    /// Unlocks while the table is locked, so that a lock taken right after
-    /// the last holder let go never meets the `flock` still held.
+    /// Unlocks and closes the file while the table is locked, so that a
+    /// lock taken right after the last holder let go never meets the
+    /// `flock` still held (closing the file releases it even if the unlock
+    /// failed).
     fn drop(&mut self) {
         let mut table = table();
-        let _ = self.file.unlock();
+        if let Some(file) = self.file.take() {
+            let _ = file.unlock();
+            drop(file);
+        }
         if table
             .get(&self.inode)
             .is_some_and(|w| w.strong_count() == 0)
@@ -193,7 +213,14 @@ pub fn thread_number() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+
     use super::*;
+    use crate::io::StdFileSystem;
+
+    fn acquire(dir: &Path) -> Result<DirLock, LockError> {
+        super::acquire(&StdFileSystem, dir)
+    }
 
     #[test]
     fn a_second_lock_through_the_same_path_is_refused() {

@@ -76,7 +76,7 @@ impl Db {
         let options = options.normalized();
         let dir = path.as_ref().to_path_buf();
         let exists = prepare_dir(&dir, &options)?;
-        let lock = lock_dir(&dir)?;
+        let lock = lock_dir(&dir, &options)?;
         if !exists {
             let manifest = Manifest {
                 next_keyspace_id: 1,
@@ -727,11 +727,12 @@ pub fn is_database_file(name: &str) -> bool {
 
 /// Checks what is at `dir`: returns whether a database exists there.
 /// Changes nothing on disk unless a new database is to be created (beside
-/// whatever other files the directory holds).
+/// whatever other files the directory holds); a directory it creates is
+/// durable (its parent synced) before anything is written into it.
 fn prepare_dir(dir: &Path, options: &Options) -> Result<bool> {
-    let fs = &options.file_system;
-    match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => {
+    let fs = &*options.file_system;
+    match fs.metadata(dir) {
+        Ok(m) if m.kind != crate::io::EntryKind::Dir => {
             return Err(Error::NotADatabase {
                 path: dir.to_path_buf(),
                 reason: "it is a file, not a directory".into(),
@@ -762,14 +763,15 @@ fn prepare_dir(dir: &Path, options: &Options) -> Result<bool> {
     if !options.create_if_missing {
         return Err(Error::NotFound(dir.to_path_buf()));
     }
-    fs.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::io::create_dir_all_durably(fs, dir).map_err(|e| Error::io(dir, e))?;
     Ok(false)
 }
 
-/// Takes the exclusive lock on the directory (see `dir_lock`).
-fn lock_dir(dir: &Path) -> Result<DirLock> {
+/// Takes the exclusive lock on the directory (see `dir_lock`), through the
+/// database's file system.
+fn lock_dir(dir: &Path, options: &Options) -> Result<DirLock> {
     let path: PathBuf = dir.join(LOCK_FILE);
-    dir_lock::acquire(dir).map_err(|e| match e {
+    dir_lock::acquire(&*options.file_system, dir).map_err(|e| match e {
         LockError::Io(e) => Error::io(&path, e),
         LockError::HeldElsewhere => Error::Locked(path),
         LockError::HeldHere {

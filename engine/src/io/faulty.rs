@@ -1,17 +1,17 @@
 //! A fault-injecting file system for tests: wraps the real one and fails
-//! `fdatasync` or writes on demand, the way a dying disk or a full file
-//! system would, or hands out maps whose holes hold junk, to prove that
-//! recovery never reads a hole through a map (on a full tmpfs that read
-//! is a SIGBUS). As a failpoint it also fails exactly one I/O call, the
+//! `fdatasync`, writes or hard links on demand, the way a dying disk, a
+//! full file system or a second file system would, or hands out maps whose
+//! holes hold junk, to prove that recovery never reads a hole through a map
+//! (on a full tmpfs that read is a SIGBUS). As a failpoint it also fails exactly one I/O call, the
 //! `k`-th it counts ([`Faults::fail_once_at`]), and lets every later one
 //! through: a transient fault at any I/O call.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{FileHandle, FileSystem, OpenMode, ReadOnlyMap, StdFileSystem};
+use super::{FileHandle, FileId, FileSystem, Metadata, OpenMode, ReadOnlyMap, StdFileSystem};
 
 /// Switches shared by a [`FaultyFileSystem`] and every file it opened.
 #[derive(Debug, Default)]
@@ -28,8 +28,11 @@ pub struct Faults {
     /// verify only. Any read of a hole through the map then sees junk.
     pub hostile_holes: AtomicBool,
     /// I/O calls counted so far by the failpoint: every open, read, write,
-    /// `fdatasync`, directory sync, `set_len`, map, rename and removal
-    /// (listing a directory and asking for holes are not counted).
+    /// `fdatasync`, directory sync, `set_len`, map, rename, removal (of a
+    /// file or a directory tree), directory creation, hard link, `stat`
+    /// (of a path or of an open file), `realpath`, `flock` and unlock
+    /// (listing a directory, a file's length and asking for holes are not
+    /// counted).
     pub calls: AtomicU64,
     /// When non-zero, the call that makes [`Self::calls`] equal to it fails
     /// with EIO (ENOSPC for a write or `set_len`), changing nothing; every
@@ -37,6 +40,9 @@ pub struct Faults {
     pub fail_once_at: AtomicU64,
     /// What the failpoint failed: the call's kind and path.
     pub failed_call: Mutex<Option<String>>,
+    /// Every hard link fails with EXDEV while set, as between two file
+    /// systems (the engine then copies).
+    pub fail_hard_links: AtomicBool,
     /// When non-zero, a write that would reach past this many bytes into a
     /// file created (opened with [`OpenMode::CreateNew`]) while it was
     /// non-zero fails with ENOSPC: a disk that fills while a new file is
@@ -92,6 +98,7 @@ fn check_sync(faults: &Faults) -> io::Result<()> {
 
 impl FileSystem for FaultyFileSystem {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.faults.count_call("create_dir_all", path)?;
         StdFileSystem.create_dir_all(path)
     }
 
@@ -129,6 +136,29 @@ impl FileSystem for FaultyFileSystem {
         self.faults.count_call("sync_dir", path)?;
         self.check_sync()?;
         StdFileSystem.sync_dir(path)
+    }
+
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.faults.count_call("metadata", path)?;
+        StdFileSystem.metadata(path)
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.faults.count_call("canonicalize", path)?;
+        StdFileSystem.canonicalize(path)
+    }
+
+    fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.faults.count_call("remove_dir_all", path)?;
+        StdFileSystem.remove_dir_all(path)
+    }
+
+    fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
+        self.faults.count_call("hard_link", link)?;
+        if self.faults.fail_hard_links.load(Ordering::SeqCst) {
+            return Err(io::Error::from_raw_os_error(18));
+        }
+        StdFileSystem.hard_link(original, link)
     }
 }
 
@@ -174,6 +204,21 @@ impl FileHandle for FaultyFile {
         self.faults.count_call("sync_data", self.path())?;
         check_sync(&self.faults)?;
         self.inner.sync_data()
+    }
+
+    fn id(&self) -> io::Result<FileId> {
+        self.faults.count_call("file_id", self.path())?;
+        self.inner.id()
+    }
+
+    fn try_lock(&self) -> io::Result<bool> {
+        self.faults.count_call("lock", self.path())?;
+        self.inner.try_lock()
+    }
+
+    fn unlock(&self) -> io::Result<()> {
+        self.faults.count_call("unlock", self.path())?;
+        self.inner.unlock()
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {

@@ -1,12 +1,12 @@
 //! The real file system.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
+use super::{EntryKind, FileHandle, FileId, FileSystem, Metadata, OpenMode, ReadOnlyMap};
 
 /// The operating system's file system.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,8 +28,14 @@ impl FileSystem for StdFileSystem {
     fn open(&self, path: &Path, mode: OpenMode) -> io::Result<Arc<dyn FileHandle>> {
         let mut opts = OpenOptions::new();
         opts.read(true).write(mode != OpenMode::ReadOnly);
-        if mode == OpenMode::CreateNew {
-            opts.create_new(true);
+        match mode {
+            OpenMode::CreateNew => {
+                opts.create_new(true);
+            }
+            OpenMode::Create => {
+                opts.create(true).truncate(false);
+            }
+            OpenMode::Existing | OpenMode::ReadOnly => {}
         }
         let file = opts.open(path)?;
         Ok(Arc::new(StdFile {
@@ -52,6 +58,39 @@ impl FileSystem for StdFileSystem {
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         File::open(path)?.sync_all()
+    }
+
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        Ok(metadata_of(&fs::metadata(path)?))
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        fs::canonicalize(path)
+    }
+
+    fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
+        fs::remove_dir_all(path)
+    }
+
+    fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
+        fs::hard_link(original, link)
+    }
+}
+
+/// The seam's view of `std` metadata.
+fn metadata_of(meta: &fs::Metadata) -> Metadata {
+    let kind = match meta.file_type() {
+        t if t.is_file() => EntryKind::File,
+        t if t.is_dir() => EntryKind::Dir,
+        _ => EntryKind::Other,
+    };
+    Metadata {
+        kind,
+        len: meta.len(),
+        id: FileId {
+            device: meta.dev(),
+            inode: meta.ino(),
+        },
     }
 }
 
@@ -77,6 +116,22 @@ impl FileHandle for StdFile {
 
     fn sync_data(&self) -> io::Result<()> {
         self.file.sync_data()
+    }
+
+    fn id(&self) -> io::Result<FileId> {
+        Ok(metadata_of(&self.file.metadata()?).id)
+    }
+
+    fn try_lock(&self) -> io::Result<bool> {
+        match self.file.try_lock() {
+            Ok(()) => Ok(true),
+            Err(TryLockError::WouldBlock) => Ok(false),
+            Err(TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    fn unlock(&self) -> io::Result<()> {
+        self.file.unlock()
     }
 
     fn start_writeback(&self, offset: u64, len: u64) -> io::Result<()> {

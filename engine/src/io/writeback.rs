@@ -141,6 +141,15 @@ mod tests {
         fn sync_data(&self) -> io::Result<()> {
             Ok(())
         }
+        fn id(&self) -> io::Result<crate::io::FileId> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        }
+        fn try_lock(&self) -> io::Result<bool> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        }
+        fn unlock(&self) -> io::Result<()> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        }
         fn start_writeback(&self, offset: u64, len: u64) -> io::Result<()> {
             self.asked.lock().unwrap().push((offset, len));
             Ok(())

@@ -46,7 +46,7 @@ pub(crate) fn recover_read_only(
 fn read_existing_manifest(fs: &Arc<dyn FileSystem>, dir: &Path) -> Result<Manifest> {
     match keyspace::read_manifest(fs, dir) {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            match std::fs::metadata(dir) {
+            match fs.metadata(dir) {
                 Ok(_) => Err(Error::NotADatabase {
                     path: dir.to_path_buf(),
                     reason: format!("the directory holds no {MANIFEST_FILE}"),
