@@ -13,7 +13,6 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crossbeam_epoch as epoch;
 use smallvec::SmallVec;
 
 use crate::db::keyspace::Keyspace;
@@ -22,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::index::{KeyResolver, ScanDirection};
 use crate::mvcc::snapshot_guard::SnapshotGuard;
+use crate::mvcc::{Attempt, Retry, through_loaded_table};
 use crate::read::{LazyRelocations, Version, visible_from, visible_version};
 use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
@@ -347,23 +347,20 @@ impl Cursor {
     ) -> Result<()> {
         let seq = self.seq();
         let verify = shared.options.verify_checksums;
-        let mut restarts = crate::mvcc::Restarts::default();
-        while restarts.again() {
+        let refilled = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
             self.pins.clear();
             self.ahead.clear();
             self.ahead.reserve(self.chunk);
             payloads.clear();
             payloads.reserve(self.chunk);
-            let guard = epoch::pin();
-            let table = shared.segments.load();
             let relocations = LazyRelocations::new(shared);
             let resolver = TableResolver::new(&table);
             let chunk = self.chunk;
             self.ks
                 .index
-                .collect(from, self.direction, chunk, &resolver, &guard, payloads);
+                .collect(from, self.direction, chunk, &resolver, guard, payloads);
             if resolver.missed() {
-                continue;
+                return Ok(Attempt::Again);
             }
             if from == Bound::Unbounded {
                 // From a key, the index hinted these records as it found
@@ -431,7 +428,7 @@ impl Cursor {
                 }
             }
             if retry {
-                continue;
+                return Ok(Attempt::Again);
             }
             self.exhausted = out_of_range || payloads.len() < chunk;
             self.chunk = (chunk * 2).min(MAX_CHUNK);
@@ -443,6 +440,9 @@ impl Cursor {
                 }
                 None => self.exhausted = true,
             }
+            Ok(Attempt::Done(()))
+        })?;
+        if refilled.is_some() {
             return Ok(());
         }
         self.ahead.clear();
