@@ -274,7 +274,7 @@ fn head_needing_decision(
         })
     })?;
     head.ok_or_else(|| {
-        Error::InvalidArgument(format!(
+        Error::TryAgain(format!(
             "compaction's lookup in keyspace {:?} kept racing the writer",
             ks.name()
         ))
@@ -633,7 +633,7 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
         if let Some(output) = &output {
             output.mark_obsolete();
         }
-        return Err(Error::InvalidArgument(
+        return Err(Error::TryAgain(
             "compaction planned the active segment; nothing was installed".into(),
         ));
     }

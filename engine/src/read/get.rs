@@ -417,7 +417,7 @@ fn value_of<'t>(
 
 /// The error of a read that kept racing compaction.
 fn raced(ks: &Keyspace) -> Error {
-    Error::InvalidArgument(format!(
+    Error::TryAgain(format!(
         "read of keyspace {:?} kept racing compaction; was the keyspace dropped?",
         ks.name()
     ))

@@ -82,7 +82,7 @@ pub(crate) fn newest_seq(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<O
         )
     })?;
     found.ok_or_else(|| {
-        Error::InvalidArgument(format!(
+        Error::TryAgain(format!(
             "conflict check in keyspace {:?} kept racing compaction; was the keyspace dropped?",
             ks.name()
         ))
