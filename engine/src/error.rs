@@ -100,6 +100,11 @@ pub enum Error {
     /// (compaction is behind); nothing was written.
     #[error("write stall: writes are slowed while compaction catches up")]
     WriteStall,
+    /// The operation kept meeting concurrent compaction or writes for
+    /// longer than a retry is worth (or its keyspace was dropped under it):
+    /// nothing the caller did was wrong, and trying again may succeed.
+    #[error("try again: {0}")]
+    TryAgain(String),
     /// An operating-system I/O error, with the file it concerns.
     #[error("I/O error on {path}: {source}")]
     Io {

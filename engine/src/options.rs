@@ -56,7 +56,15 @@ pub struct Options {
     pub verify_checksums: bool,
     /// The file system seam all file I/O goes through. Default: the real one.
     pub file_system: Arc<dyn FileSystem>,
+    /// Called on the compaction thread with the error's text each time a
+    /// background compaction pass fails (the last one is also kept for
+    /// [`crate::Db::background_error`]). Default: none.
+    pub on_background_error: Option<BackgroundErrorListener>,
 }
+
+/// A callback told of each failed background pass (see
+/// [`Options::on_background_error`]).
+pub type BackgroundErrorListener = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl Default for Options {
     fn default() -> Self {
@@ -70,6 +78,7 @@ impl Default for Options {
             background_compaction: true,
             verify_checksums: true,
             file_system: Arc::new(StdFileSystem),
+            on_background_error: None,
         }
     }
 }
@@ -85,6 +94,7 @@ impl fmt::Debug for Options {
             .field("write_slowdown_debt_bytes", &self.write_slowdown_debt_bytes)
             .field("background_compaction", &self.background_compaction)
             .field("verify_checksums", &self.verify_checksums)
+            .field("on_background_error", &self.on_background_error.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -77,6 +77,7 @@ pub(crate) fn from_engine_ref(error: &EngineError) -> Error {
         EngineError::Conflict { .. } => Error::busy(""),
         // RocksDB's `Status::Incomplete("Write stall")`.
         EngineError::WriteStall => Error::incomplete("Write stall"),
+        EngineError::TryAgain(detail) => Error::try_again(detail),
         EngineError::HistoryGone { .. } => {
             Error::not_found(format_args!("Gap in sequence numbers ({error})"))
         }

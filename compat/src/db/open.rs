@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use alexdb_engine::dir_lock::{self, DirLock, LockError};
@@ -30,7 +30,9 @@ use super::access::Access;
 use super::core::{Core, FamilyInfo};
 use super::errors::{IntoRocks, held_here_error, lock_error};
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
-use crate::{ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
+use crate::{
+    ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, InfoLogger, LogLevel, Options,
+};
 
 /// The engine's temporary manifest, left behind by a crash mid-rewrite.
 const MANIFEST_TMP: &str = "MANIFEST.tmp";
@@ -323,6 +325,9 @@ where
             Options::default(),
         ));
     }
+    // The LOG is started once the engine is open; a background error
+    // reported before then goes nowhere but `rocksdb.background-errors`.
+    let log_slot: Arc<OnceLock<InfoLogger>> = Arc::default();
     let engine = match access {
         Access::ReadWrite => {
             if let Err(e) = fs::create_dir_all(path) {
@@ -339,7 +344,7 @@ where
             {
                 return Err(super::rocksdb_dir::not_alexdb(path, &file));
             }
-            let engine = Db::open(path, engine_options(opts, access)).rocks()?;
+            let engine = Db::open(path, engine_options(opts, access, &log_slot)).rocks()?;
             check_all_named(&engine, &cfs)?;
             engine
         }
@@ -364,6 +369,9 @@ where
         None if access == Access::ReadWrite => crate::info_log::start(path, opts, &cfs),
         None => None,
     };
+    if let Some(logger) = &core.logger {
+        let _ = log_slot.set(logger.clone());
+    }
     core.log(&format!(
         "AlexDB: opened database {} with column families {:?}",
         path.display(),
@@ -465,7 +473,7 @@ where
 /// Opens the engine read-only for a read-only or secondary handle. A
 /// missing database is RocksDB's error for a missing `CURRENT` file.
 fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error> {
-    match Db::open_read_only(path, engine_options(opts, access)) {
+    match Db::open_read_only(path, engine_options(opts, access, &Arc::default())) {
         Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. })
             if let Some(file) = super::rocksdb_dir::rocksdb_file(path) =>
         {
@@ -482,12 +490,28 @@ fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error>
     }
 }
 
-/// The engine options for rocksdb `opts`: the create/exists flags, engine
-/// defaults otherwise.
-fn engine_options(opts: &Options, access: Access) -> alexdb_engine::Options {
+/// The engine options for rocksdb `opts`: the create/exists flags, and
+/// background errors written to the `LOG` (the logger `log` will hold, as
+/// RocksDB logs its background errors); engine defaults otherwise.
+fn engine_options(
+    opts: &Options,
+    access: Access,
+    log: &Arc<OnceLock<InfoLogger>>,
+) -> alexdb_engine::Options {
+    let log = log.clone();
+    let on_background_error: alexdb_engine::BackgroundErrorListener =
+        Arc::new(move |error: &str| {
+            if let Some(logger) = log.get() {
+                logger.log(
+                    LogLevel::Error,
+                    &format!("[ERROR] Background error: {error}"),
+                );
+            }
+        });
     alexdb_engine::Options {
         create_if_missing: opts.create_if_missing && access == Access::ReadWrite,
         error_if_exists: opts.error_if_exists,
+        on_background_error: Some(on_background_error),
         ..alexdb_engine::Options::default()
     }
 }

@@ -14,15 +14,13 @@
 
 use std::ops::Bound;
 
-use crossbeam_epoch as epoch;
-
 use crate::db::keyspace::Keyspace;
 use crate::db::shared::Shared;
 use crate::format::location::Location;
 use crate::index::ScanDirection;
 use crate::mvcc::range_tombstones::RangeTombstone;
+use crate::mvcc::{Attempt, Retry, through_loaded_table};
 use crate::segment::resolver::TableResolver;
-use crate::write::log_writer::account_dead;
 
 /// Index entries examined per hold of the writer lock.
 const CHUNK: usize = 512;
@@ -75,7 +73,7 @@ enum Step {
 }
 
 /// Table loads a chunk tries before it gives up on an entry it cannot read.
-const RESOLVE_TRIES: usize = 3;
+const RESOLVE_TRIES: u32 = 3;
 
 /// One chunk from `from`.
 fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<Vec<u8>>) -> Step {
@@ -86,22 +84,23 @@ fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<
     };
     let mut payloads = Vec::with_capacity(CHUNK);
     // A rotation may add a segment the loaded table lacks: load it again.
-    let mut tries = 0;
-    let table = loop {
-        let table = shared.segments.load();
-        let resolver = TableResolver::new(&table);
-        let guard = epoch::pin();
-        payloads.clear();
-        let scan = ScanDirection::Forward;
-        ks.index
-            .collect(bound, scan, CHUNK, &resolver, &guard, &mut payloads);
-        if !resolver.missed() {
-            break table;
-        }
-        tries += 1;
-        if tries == RESOLVE_TRIES {
-            return Step::Abandoned;
-        }
+    let collected = through_loaded_table(
+        &shared.segments,
+        Retry::AtMost(RESOLVE_TRIES),
+        |table, guard| {
+            let resolver = TableResolver::new(&table);
+            payloads.clear();
+            let scan = ScanDirection::Forward;
+            ks.index
+                .collect(bound, scan, CHUNK, &resolver, guard, &mut payloads);
+            Ok(match resolver.missed() {
+                true => Attempt::Again,
+                false => Attempt::Done(table),
+            })
+        },
+    );
+    let Ok(Some(table)) = collected else {
+        return Step::Abandoned;
     };
     let resolver = TableResolver::new(&table);
     let mut last = None;
@@ -120,7 +119,7 @@ fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<
         if record.seq < t.seq && ks.index.remove_if(&key, p, &resolver) {
             if !loc.is_tombstone() {
                 // A delete was counted dead when it was written.
-                account_dead(&table, loc);
+                table.account_dead(loc);
             }
             ks.adjust_live_keys(!loc.is_tombstone(), false);
         }

@@ -30,6 +30,12 @@ pub(super) fn gather<'a>(
     // Sized up front: a vector of millions of keys that grew by doubling
     // was copied by `realloc` under the malloc arena's lock, which a writer
     // freeing memory of this thread's then waited for (up to 32 MiB, 13 ms).
+    // Read in order: where the maps are advised random access (a database
+    // larger than memory), ask for the inputs ahead rather than fault them
+    // in a page at a time.
+    for segment in inputs {
+        segment.will_read(0, segment.bytes().len() as u64);
+    }
     let records = inputs.iter().map(|s| records_by_headers(s.bytes())).sum();
     let mut keys = Vec::with_capacity(records);
     for segment in inputs {

@@ -291,6 +291,11 @@ fn record_background_error(shared: &Shared, text: String, err: Option<Error>) {
     if let Some(err @ Error::Corruption { .. }) = err {
         let _ = shared.poison_with(err);
     }
+    if let Some(listener) = &shared.options.on_background_error {
+        // A listener that panics must not take the compaction thread down.
+        let told = std::panic::AssertUnwindSafe(|| listener(&text));
+        let _ = std::panic::catch_unwind(told);
+    }
     *shared
         .background_error
         .lock()

@@ -5,8 +5,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crossbeam_epoch as epoch;
-
 use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
@@ -15,9 +13,9 @@ use crate::format::record::{RecordKind, RecordView, append_shortened};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
-use crate::mvcc::{Relocation, Relocations, SnapshotSet};
+use crate::mvcc::{Attempt, Relocation, Relocations, Retry, SnapshotSet, through_loaded_table};
 use crate::segment::resolver::TableResolver;
-use crate::write::log_writer::{account_dead, seal};
+use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
 use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_of};
@@ -251,36 +249,36 @@ fn head_needing_decision(
     inputs: &[Arc<Segment>],
     set: &SnapshotSet,
 ) -> Result<Option<Location>> {
-    let mut restarts = crate::mvcc::Restarts::default();
-    while restarts.again() {
-        let table = shared.segments.load();
-        let guard = epoch::pin();
+    let head = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
         let resolver = TableResolver::new(&table);
-        let candidate = ks.index.get_candidate(key, &resolver, &guard);
+        let candidate = ks.index.get_candidate(key, &resolver, guard);
         if resolver.missed() {
-            continue;
+            return Ok(Attempt::Again);
         }
         let Some(candidate) = candidate.map(Location) else {
-            return Ok(None);
+            return Ok(Attempt::Done(None));
         };
         if set.seqs.is_empty()
             && input_holding(inputs, candidate).is_none()
             && written_by_capture(&table, candidate, set.visible)
         {
-            return Ok(None);
+            return Ok(Attempt::Done(None));
         }
         if holds_key(&table, candidate, key) {
-            return Ok(Some(candidate));
+            return Ok(Attempt::Done(Some(candidate)));
         }
-        let head = ks.index.get(key, &resolver, &guard).map(Location);
-        if !resolver.missed() {
-            return Ok(head);
-        }
-    }
-    Err(Error::InvalidArgument(format!(
-        "compaction's lookup in keyspace {:?} kept racing the writer",
-        ks.name()
-    )))
+        let head = ks.index.get(key, &resolver, guard).map(Location);
+        Ok(match resolver.missed() {
+            true => Attempt::Again,
+            false => Attempt::Done(head),
+        })
+    })?;
+    head.ok_or_else(|| {
+        Error::TryAgain(format!(
+            "compaction's lookup in keyspace {:?} kept racing the writer",
+            ks.name()
+        ))
+    })
 }
 
 /// Whether the record at `loc` is `key`'s (read from its header: the
@@ -635,7 +633,7 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
         if let Some(output) = &output {
             output.mark_obsolete();
         }
-        return Err(Error::InvalidArgument(
+        return Err(Error::TryAgain(
             "compaction planned the active segment; nothing was installed".into(),
         ));
     }
@@ -727,7 +725,7 @@ pub(crate) fn prune_relocations(shared: &Shared) {
     }
     let table: Arc<SegmentTable> = shared.segments.load_full();
     for r in dropped.iter().filter(|r| r.bytes > 0) {
-        account_dead(&table, r.to);
+        table.account_dead(r.to);
     }
     shared.relocations.store(Arc::new(kept));
 }

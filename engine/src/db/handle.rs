@@ -896,7 +896,7 @@ fn account_dropped(shared: &Shared, ks: &Keyspace) {
     let account = |payloads: &[u64]| {
         // Deletes were counted dead when they were written.
         for &p in payloads.iter().filter(|&&p| !Location(p).is_tombstone()) {
-            log_writer::account_dead(&table, Location(p));
+            table.account_dead(Location(p));
         }
         Ok(())
     };

@@ -49,12 +49,38 @@ impl ReadOnlyMap {
 
 impl ReadOnlyMap {
     /// Asks the kernel to back the map with huge pages where it can
-    /// (`MADV_HUGEPAGE`): a fault then reads a whole aligned 2 MiB of the
-    /// file into one folio. Advisory: a kernel without transparent huge
-    /// pages refuses it, and the map works as before.
+    /// (`MADV_HUGEPAGE`, after `MADV_NORMAL` undoes a random-access
+    /// advice): a fault then reads a whole aligned 2 MiB of the file into
+    /// one folio. Advisory: a kernel without transparent huge pages refuses
+    /// it, and the map works as before.
     pub fn advise_huge_pages(&self) {
         if let Some(map) = &self.map {
+            let _ = map.advise(memmap2::Advice::Normal);
             let _ = map.advise(memmap2::Advice::HugePage);
+        }
+    }
+
+    /// Tells the kernel the map is read at random (`MADV_RANDOM`, after
+    /// `MADV_NOHUGEPAGE` undoes a huge-page advice): a fault reads the page
+    /// it needs and no read-around. Advisory, as above.
+    pub fn advise_random(&self) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(memmap2::Advice::NoHugePage);
+            let _ = map.advise(memmap2::Advice::Random);
+        }
+    }
+
+    /// Asks the kernel to start reading `len` bytes at `offset` in
+    /// (`MADV_WILLNEED`), without waiting: what a reader about to walk
+    /// them in order asks for when the map is advised random access.
+    /// Advisory; a range past the map is cut to it.
+    pub fn will_need(&self, offset: usize, len: usize) {
+        if let Some(map) = &self.map {
+            let offset = offset.min(map.len());
+            let len = len.min(map.len() - offset);
+            if len > 0 {
+                let _ = map.advise_range(memmap2::Advice::WillNeed, offset, len);
+            }
         }
     }
 }

@@ -11,6 +11,7 @@
 mod extents;
 pub mod faulty;
 mod map;
+pub(crate) mod memory;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;

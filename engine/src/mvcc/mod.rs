@@ -21,4 +21,4 @@ pub mod snapshot_guard;
 
 pub use registry::{Holder, SnapshotRegistry, SnapshotSet};
 pub use relocation::{Relocation, Relocations};
-pub(crate) use restarts::Restarts;
+pub(crate) use restarts::{Attempt, Retry, through_loaded_table};

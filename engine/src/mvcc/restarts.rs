@@ -14,7 +14,13 @@
 //! enough to surface a read that can never succeed (a keyspace dropped
 //! under it).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use arc_swap::{ArcSwap, Guard};
+
+use crate::error::Result;
+use crate::segment::SegmentTable;
 
 /// Attempts made at once, before any wait.
 const QUICK: u32 = 64;
@@ -50,6 +56,62 @@ impl Restarts {
             false => std::thread::sleep(PAUSE),
         }
         true
+    }
+}
+
+/// How many attempts a lookup through the segment table gets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Retry {
+    /// As [`Restarts`] allows: at once, then yielding, then sleeping, for
+    /// up to [`GIVE_UP_AFTER`] (reads, which must not fail spuriously).
+    Patiently,
+    /// At most this many attempts, at once (background work that can
+    /// leave the step for its next pass).
+    AtMost(u32),
+}
+
+/// What one attempt of a lookup came to.
+pub(crate) enum Attempt<T> {
+    /// The lookup is done.
+    Done(T),
+    /// It met a location the loaded table lacks (compaction or a rotation
+    /// moved things under it): load the table again and start over.
+    Again,
+}
+
+/// The loaded segment table an attempt reads through.
+pub(crate) type LoadedTable = Guard<Arc<SegmentTable>>;
+
+/// The one loop of every lookup that reads the index without a lock:
+/// pin an epoch (no index node the attempt reaches is freed under it),
+/// load the segment table, look up, and start over on
+/// [`Attempt::Again`] while `retry` allows. `attempt` gets the table by
+/// value, to keep in what it returns (a pinned value) or to drop. `None`
+/// once the attempts are used up.
+#[inline]
+pub(crate) fn through_loaded_table<T>(
+    segments: &ArcSwap<SegmentTable>,
+    retry: Retry,
+    mut attempt: impl FnMut(LoadedTable, &crossbeam_epoch::Guard) -> Result<Attempt<T>>,
+) -> Result<Option<T>> {
+    let mut restarts = Restarts::default();
+    let mut tries = 0u32;
+    loop {
+        let go_on = match retry {
+            Retry::Patiently => restarts.again(),
+            Retry::AtMost(n) => {
+                tries += 1;
+                tries <= n
+            }
+        };
+        if !go_on {
+            return Ok(None);
+        }
+        let guard = crossbeam_epoch::pin();
+        let table = segments.load();
+        if let Attempt::Done(found) = attempt(table, &guard)? {
+            return Ok(Some(found));
+        }
     }
 }
 

@@ -20,8 +20,8 @@ use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind, RecordView};
 use crate::index::LOOKUP_BATCH;
-use crate::mvcc::Relocations;
 use crate::mvcc::range_tombstones::RangeTombstones;
+use crate::mvcc::{Attempt, Relocations, Retry, through_loaded_table};
 use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
@@ -196,23 +196,20 @@ pub(crate) fn get_pinned(
     seq: Option<u64>,
 ) -> Result<Option<PinnedValue>> {
     let verify = shared.options.verify_checksums;
-    let mut restarts = crate::mvcc::Restarts::default();
-    while restarts.again() {
+    let found = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
         let seq = seq.unwrap_or_else(|| shared.visible());
         // Before the index: see `value_of`.
         let tombstones = ks.range_tombstones_if_any();
-        let guard = epoch::pin();
-        let table = shared.segments.load();
         let resolver = TableResolver::new(&table);
-        let candidate = ks.index.get_candidate(key, &resolver, &guard);
+        let candidate = ks.index.get_candidate(key, &resolver, guard);
         if resolver.missed() {
-            continue;
+            return Ok(Attempt::Again);
         }
         #[cfg(test)]
         tests::pause_after_lookup();
         let relocations = LazyRelocations::new(shared);
         let tombstones = tombstones.as_deref().map(|t| &**t);
-        let found = match value_of(
+        let (segment, start, len) = match value_of(
             &table,
             &relocations,
             tombstones,
@@ -222,18 +219,17 @@ pub(crate) fn get_pinned(
             verify,
         )? {
             Lookup::Found(segment, value) => (segment.id(), offset_in(segment, value), value.len()),
-            Lookup::Absent => return Ok(None),
-            Lookup::Retry => continue,
+            Lookup::Absent => return Ok(Attempt::Done(None)),
+            Lookup::Retry => return Ok(Attempt::Again),
         };
-        let (segment, start, len) = found;
-        return Ok(Some(PinnedValue {
+        Ok(Attempt::Done(Some(PinnedValue {
             table,
             segment,
             start,
             len,
-        }));
-    }
-    Err(raced(ks))
+        })))
+    })?;
+    found.ok_or_else(|| raced(ks))
 }
 
 /// Reads every key of `keys` in `ks` as of sequence number `seq`, handing
@@ -421,7 +417,7 @@ fn value_of<'t>(
 
 /// The error of a read that kept racing compaction.
 fn raced(ks: &Keyspace) -> Error {
-    Error::InvalidArgument(format!(
+    Error::TryAgain(format!(
         "read of keyspace {:?} kept racing compaction; was the keyspace dropped?",
         ks.name()
     ))

@@ -1,113 +1,70 @@
-//! Which segment maps ask the kernel for huge pages (`MADV_HUGEPAGE`).
+//! How segment maps are advised to the kernel: by whether the segments fit
+//! in the memory the process may use.
 //!
-//! A compaction output is written in 2 MiB pieces (`compaction/output.rs`),
-//! so while its pages stay cached from the write the kernel maps it with
-//! one huge-page entry per 2 MiB, and a record read costs no TLB miss of
-//! its own. Once those pages are dropped (a reboot, memory pressure), the
-//! reads that fault them back in read around the fault (128 KiB) into
-//! small folios, and every record read pays a page walk again, under a
-//! hypervisor a two-dimensional one. With the advice, a fault reads the
-//! whole aligned 2 MiB into one folio, mapped with one entry. Measured at
-//! 1M keys on a 2-vCPU virtual machine, after dropping the page cache:
-//! 0 → 120 MB of the segments mapped with huge pages; copying gets in the
-//! first, cold round 952–1,031 → 795–877 ns, in warm rounds 553–582 →
-//! 497–538 ns (three runs each, alternating).
+//! **Within memory: huge pages** (`MADV_HUGEPAGE`). A compaction output is
+//! written in 2 MiB pieces (`compaction/output.rs`), so while its pages
+//! stay cached from the write the kernel maps it with one huge-page entry
+//! per 2 MiB, and a record read costs no TLB miss of its own. Once those
+//! pages are dropped (a reboot, memory pressure), the reads that fault them
+//! back in read around the fault (128 KiB) into small folios, and every
+//! record read pays a page walk again, under a hypervisor a two-dimensional
+//! one. With the advice, a fault reads the whole aligned 2 MiB into one
+//! folio, mapped with one entry. Measured at 1M keys on a 2-vCPU virtual
+//! machine, after dropping the page cache: 0 → 120 MB of the segments
+//! mapped with huge pages; copying gets in the first, cold round 952–1,031
+//! → 795–877 ns, in warm rounds 553–582 → 497–538 ns (three runs each,
+//! alternating).
 //!
-//! The cost is the size of a cold read: 2 MiB instead of 128 KiB. For a
-//! database well within memory that only fills the cache sooner; for one
-//! larger than memory, random reads would read 16 times what they use and
-//! push out the rest. So maps are advised only while the segments add up
-//! to at most a quarter of physical memory, or of the control group's
-//! memory limit if that is lower ([`fits_in_memory`]). A map
-//! advised while the database was small keeps the advice once it has
-//! grown; compaction replaces such segments over time.
+//! **Larger than memory: random access** (`MADV_RANDOM`). There a cold
+//! point read would read 2 MiB (huge pages) or 128 KiB (the kernel's
+//! read-around) to use one record, and push out what other reads need:
+//! megabytes from disk per kilobyte used. With the advice a fault reads the
+//! page it needs. Reads that do walk a segment in order (compaction's
+//! input, a cursor over a key-ordered run) ask for what they will read
+//! next themselves (`MADV_WILLNEED`, see [`Segment::will_read`]).
+//!
+//! The line is a quarter of the memory the process may fill: physical
+//! memory, or its control groups' lowest limit (see
+//! [`crate::io::memory::process_memory`]). A table that grows past it
+//! switches every map to random access; one that shrinks below it (a
+//! compaction that reclaimed much) switches them back.
+//!
+//! [`Segment::will_read`]: super::Segment::will_read
 
-use std::sync::OnceLock;
+use super::{MapAdvice, SegmentTable};
+use crate::io::memory::process_memory;
 
-use super::SegmentTable;
-
-/// Advises every segment map of `table` not advised yet, if the segments
-/// fit in memory (see the module documentation). Called at open and
-/// whenever a segment is added (a log rotation, a compaction's output).
+/// Advises every segment map of `table` for the memory the process may
+/// use (see the module documentation). Called at open and whenever a
+/// segment is added (a log rotation, a compaction's output).
 pub(crate) fn advise_if_fits(table: &SegmentTable) {
-    let Some(memory) = physical_memory() else {
-        return;
-    };
+    if let Some(memory) = process_memory() {
+        advise_for(table, memory);
+    }
+}
+
+/// Advises every segment map of `table` for `memory` bytes of memory.
+fn advise_for(table: &SegmentTable, memory: u64) {
     let bytes = table.iter().map(|s| s.bytes().len() as u64).sum();
-    if fits_in_memory(bytes, memory) {
-        for segment in table.iter() {
-            segment.advise_huge_pages();
-        }
+    let advice = match fits_in_memory(bytes, memory) {
+        true => MapAdvice::HugePages,
+        false => MapAdvice::Random,
+    };
+    for segment in table.iter() {
+        segment.advise(advice);
     }
 }
 
 /// Whether segments of `bytes` in all are small enough beside `memory`
-/// bytes of physical memory for their maps to read whole huge pages.
+/// bytes of memory for their maps to read whole huge pages.
 fn fits_in_memory(bytes: u64, memory: u64) -> bool {
     bytes <= memory / 4
-}
-
-/// The memory the process may fill, read once: the machine's physical
-/// memory (`MemTotal`), or the memory limit of the process's control group
-/// if that is lower (a container's page cache is charged to it); `None`
-/// where `/proc/meminfo` does not say.
-fn physical_memory() -> Option<u64> {
-    static MEMORY: OnceLock<Option<u64>> = OnceLock::new();
-    *MEMORY.get_or_init(|| {
-        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let total = mem_total(&info)?;
-        Some(
-            CGROUP_LIMITS
-                .iter()
-                .filter_map(|path| cgroup_limit(path))
-                .fold(total, u64::min),
-        )
-    })
-}
-
-/// Where a control group's memory limit is read: version 2, version 1.
-const CGROUP_LIMITS: [&str; 2] = [
-    "/sys/fs/cgroup/memory.max",
-    "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-];
-
-/// The memory limit in the file at `path`: `None` if it is missing or
-/// unlimited (`max`).
-fn cgroup_limit(path: &str) -> Option<u64> {
-    parse_limit(&std::fs::read_to_string(path).ok()?)
-}
-
-/// A control group memory limit's text, in bytes (`max` is no limit).
-fn parse_limit(text: &str) -> Option<u64> {
-    text.trim().parse().ok()
-}
-
-/// The `MemTotal` line of `/proc/meminfo` text, in bytes.
-fn mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{Db, KeyspaceId, Options, WriteOptions};
-
-    #[test]
-    fn mem_total_is_read_in_bytes() {
-        let info = "MemTotal:       24616400 kB\nMemFree:         1000 kB\n";
-        assert_eq!(mem_total(info), Some(24_616_400 * 1024));
-        assert_eq!(mem_total("MemFree: 1 kB\n"), None);
-        assert_eq!(mem_total("MemTotal: lots kB\n"), None);
-    }
-
-    #[test]
-    fn a_control_groups_limit_is_read_in_bytes() {
-        assert_eq!(parse_limit("1073741824\n"), Some(1 << 30));
-        assert_eq!(parse_limit("max\n"), None);
-        assert_eq!(parse_limit(""), None);
-    }
 
     #[test]
     fn only_a_database_within_a_quarter_of_memory_is_advised() {
@@ -117,9 +74,11 @@ mod tests {
         assert!(fits_in_memory(0, 0));
     }
 
-    /// The flags the kernel lists for the map of the file named `name`
-    /// (`/proc/self/smaps`), if it is mapped.
-    fn vm_flags_of(name: &str) -> Option<String> {
+    /// The flags the kernel lists for the map of the file at `path`
+    /// (`/proc/self/smaps`), if it is mapped. (By whole path: tests running
+    /// at once map segments of the same names in other directories.)
+    fn vm_flags_of(path: &std::path::Path) -> Option<String> {
+        let name = path.to_str()?;
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let mut in_map = false;
         for line in smaps.lines() {
@@ -139,8 +98,8 @@ mod tests {
         let shared = db.shared();
         let table = shared.segments.load();
         for segment in table.iter() {
-            let name = super::super::file_name(segment.id());
-            let flags = vm_flags_of(&name).expect("the segment is mapped");
+            let name = segment.path().display().to_string();
+            let flags = vm_flags_of(segment.path()).expect("the segment is mapped");
             assert!(
                 flags.split_whitespace().any(|f| f == "hg"),
                 "{name}: {flags}"
@@ -189,5 +148,55 @@ mod tests {
             "the log rotated again"
         );
         assert_every_map_advised(&db);
+    }
+
+    /// Every live segment map's flags, by file name.
+    fn flags_of_every_map(db: &Db) -> Vec<(String, String)> {
+        let table = db.shared().segments.load();
+        table
+            .iter()
+            .map(|segment| {
+                let name = segment.path().display().to_string();
+                let flags = vm_flags_of(segment.path()).expect("the segment is mapped");
+                (name, flags)
+            })
+            .collect()
+    }
+
+    /// Segments larger than a quarter of the memory are advised random
+    /// access (`rr`: no read-around, a fault reads one page) instead of
+    /// huge pages; once they fit again, huge pages again.
+    #[test]
+    fn segments_larger_than_memory_are_advised_random_access_and_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            segment_bytes: 1 << 20,
+            background_compaction: false,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        for i in 0..20_000u32 {
+            let key = i.to_be_bytes();
+            db.put(KeyspaceId(0), &key, &[7; 100], &WriteOptions::default())
+                .unwrap();
+        }
+        let table = db.shared().segments.load_full();
+        let bytes: u64 = table.iter().map(|s| s.bytes().len() as u64).sum();
+        advise_for(&table, bytes);
+        for (name, flags) in flags_of_every_map(&db) {
+            let flags: Vec<&str> = flags.split_whitespace().collect();
+            assert!(flags.contains(&"rr"), "{name}: {flags:?}");
+            assert!(!flags.contains(&"hg"), "{name}: {flags:?}");
+        }
+        assert!(table.iter().all(|s| s.read_at_random()));
+        if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
+            return;
+        }
+        advise_for(&table, bytes * 4);
+        for (name, flags) in flags_of_every_map(&db) {
+            let flags: Vec<&str> = flags.split_whitespace().collect();
+            assert!(!flags.contains(&"rr"), "{name}: {flags:?}");
+            assert!(flags.contains(&"hg"), "{name}: {flags:?}");
+        }
     }
 }

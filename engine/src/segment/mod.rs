@@ -20,7 +20,7 @@ pub mod table;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::error::{Error, Result};
@@ -86,8 +86,20 @@ pub struct Segment {
     obsolete: AtomicBool,
     /// Bytes below this have been handed to the kernel's writeback.
     writeback_from: AtomicU64,
-    /// Set once the map has been advised huge pages (see [`map_advice`]).
-    huge_pages_advised: AtomicBool,
+    /// How the map was advised last (see [`map_advice`]).
+    advice: AtomicU8,
+}
+
+/// How a segment's map is advised (see [`map_advice`]); stored as a `u8`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum MapAdvice {
+    /// Not advised yet: the kernel's defaults.
+    Default = 0,
+    /// Huge pages: the segments fit in memory.
+    HugePages = 1,
+    /// Random access: the segments are larger than memory.
+    Random = 2,
 }
 
 impl Segment {
@@ -188,7 +200,7 @@ impl Segment {
             key_directory: OnceLock::new(),
             obsolete: AtomicBool::new(false),
             writeback_from: AtomicU64::new(0),
-            huge_pages_advised: AtomicBool::new(false),
+            advice: AtomicU8::new(MapAdvice::Default as u8),
         }
     }
 
@@ -232,11 +244,33 @@ impl Segment {
         &self.map[..len]
     }
 
-    /// Asks the kernel, once, to back the map with huge pages (see
-    /// [`map_advice`]).
-    pub(crate) fn advise_huge_pages(&self) {
-        if !self.huge_pages_advised.swap(true, Ordering::Relaxed) {
-            self.map.advise_huge_pages();
+    /// Advises the map as `advice` says (see [`map_advice`]), unless it
+    /// was advised so already.
+    pub(crate) fn advise(&self, advice: MapAdvice) {
+        if self.advice.swap(advice as u8, Ordering::Relaxed) == advice as u8 {
+            return;
+        }
+        match advice {
+            MapAdvice::HugePages => self.map.advise_huge_pages(),
+            MapAdvice::Random => self.map.advise_random(),
+            MapAdvice::Default => {}
+        }
+    }
+
+    /// Whether the map is advised random access (the segments are larger
+    /// than memory).
+    pub(crate) fn read_at_random(&self) -> bool {
+        self.advice.load(Ordering::Relaxed) == MapAdvice::Random as u8
+    }
+
+    /// Tells the kernel that `len` bytes at `offset` are about to be read
+    /// in order, where the map is advised random access and so reads
+    /// nothing ahead by itself (see [`map_advice`]). Cheap otherwise.
+    pub(crate) fn will_read(&self, offset: u64, len: u64) {
+        if self.read_at_random() {
+            let offset = usize::try_from(offset).unwrap_or(usize::MAX);
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            self.map.will_need(offset, len);
         }
     }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::Segment;
+use crate::format::location::Location;
 
 /// An immutable, id-sorted list of live segments.
 #[derive(Debug, Default, Clone)]
@@ -16,6 +17,24 @@ pub struct SegmentTable {
 }
 
 impl SegmentTable {
+    /// Adds `bytes` to the dead bytes of the segment holding `loc` (none if
+    /// the table no longer holds it).
+    pub(crate) fn add_dead_at(&self, loc: Location, bytes: u64) {
+        if let Some(segment) = self.get(loc.segment()) {
+            segment.add_dead(bytes);
+        }
+    }
+
+    /// Adds the size of the record at `loc` to its segment's dead bytes:
+    /// the one place a replaced or removed version is counted dead.
+    pub(crate) fn account_dead(&self, loc: Location) {
+        if let Some(segment) = self.get(loc.segment())
+            && let Ok(record) = segment.record_at(loc.offset(), false)
+        {
+            segment.add_dead(record.encoded_len as u64);
+        }
+    }
+
     /// A table of the given segments (sorted here by id).
     pub fn new(mut segments: Vec<Arc<Segment>>) -> Self {
         segments.sort_by_key(|s| s.id());

@@ -10,13 +10,11 @@
 //! snapshot already sees, so a caller that keeps a snapshot at or below
 //! `since_seq` registered never misses a conflict.
 
-use crossbeam_epoch as epoch;
-
 use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
-use crate::mvcc::Relocations;
+use crate::mvcc::{Attempt, Relocations, Retry, through_loaded_table};
 use crate::segment::SegmentTable;
 use crate::segment::resolver::TableResolver;
 
@@ -66,27 +64,29 @@ pub(crate) fn check(shared: &Shared, watched: &[WatchedKey<'_>]) -> Result<()> {
 /// The sequence number of the newest version (put or delete) of `key`, or
 /// `None` if the index holds no version of it.
 pub(crate) fn newest_seq(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<Option<u64>> {
-    let mut restarts = crate::mvcc::Restarts::default();
-    while restarts.again() {
-        let guard = epoch::pin();
-        let table = shared.segments.load();
+    let found = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
         let resolver = TableResolver::new(&table);
-        let candidate = ks.index.get_candidate(key, &resolver, &guard);
+        let candidate = ks.index.get_candidate(key, &resolver, guard);
         if resolver.missed() {
-            continue;
+            return Ok(Attempt::Again);
         }
         let Some(head) = candidate else {
-            return Ok(None);
+            return Ok(Attempt::Done(None));
         };
         let relocations = shared.relocations.load();
-        if let Some(found) = head_seq(shared, &table, &relocations, Location(head), key)? {
-            return Ok(found);
-        }
-    }
-    Err(Error::InvalidArgument(format!(
-        "conflict check in keyspace {:?} kept racing compaction; was the keyspace dropped?",
-        ks.name()
-    )))
+        Ok(
+            match head_seq(shared, &table, &relocations, Location(head), key)? {
+                Some(found) => Attempt::Done(found),
+                None => Attempt::Again,
+            },
+        )
+    })?;
+    found.ok_or_else(|| {
+        Error::TryAgain(format!(
+            "conflict check in keyspace {:?} kept racing compaction; was the keyspace dropped?",
+            ks.name()
+        ))
+    })
 }
 
 /// The sequence number of the record at `loc` if it holds `key`:

@@ -286,7 +286,10 @@ pub(crate) fn apply(
             );
             // A range delete counts as dead from the start, as a point
             // delete does (see `apply_points`).
-            add_dead_at(&shared.segments.load(), placed.locations[i], placed.lens[i]);
+            shared
+                .segments
+                .load()
+                .add_dead_at(placed.locations[i], placed.lens[i]);
             r.ks.add_range_tombstone(RangeTombstone::new(
                 r.key.to_vec(),
                 r.value.to_vec(),
@@ -332,7 +335,7 @@ fn apply_points(
     for ((r, &at), &len) in records.iter().zip(locations).zip(lens) {
         // Log data is never indexed: dead from the start.
         if matches!(r.kind, RecordKind::Delete | RecordKind::LogData) {
-            add_dead_at(&table, at, len);
+            table.add_dead_at(at, len);
         }
     }
     // Inline up to a few keyspaces and records: a small write allocates
@@ -373,25 +376,9 @@ fn apply_points(
             );
             // A replaced delete was counted dead when it was written.
             if let Some(old) = old.filter(|o| !o.is_tombstone()) {
-                account_dead(&table, old);
+                table.account_dead(old);
             }
         }
-    }
-}
-
-/// Adds `bytes` to the dead bytes of the segment holding `loc`.
-fn add_dead_at(table: &SegmentTable, loc: Location, bytes: u64) {
-    if let Some(segment) = table.get(loc.segment()) {
-        segment.add_dead(bytes);
-    }
-}
-
-/// Adds the size of the record at `loc` to its segment's dead bytes.
-pub(crate) fn account_dead(table: &SegmentTable, loc: Location) {
-    if let Some(segment) = table.get(loc.segment())
-        && let Ok(record) = segment.record_at(loc.offset(), false)
-    {
-        segment.add_dead(record.encoded_len as u64);
     }
 }
 

@@ -13,15 +13,16 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crossbeam_epoch as epoch;
 use smallvec::SmallVec;
 
 use crate::db::keyspace::Keyspace;
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
+use crate::format::segment_header::SegmentKind;
 use crate::index::{KeyResolver, ScanDirection};
 use crate::mvcc::snapshot_guard::SnapshotGuard;
+use crate::mvcc::{Attempt, Retry, through_loaded_table};
 use crate::read::{LazyRelocations, Version, visible_from, visible_version};
 use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
@@ -347,29 +348,27 @@ impl Cursor {
     ) -> Result<()> {
         let seq = self.seq();
         let verify = shared.options.verify_checksums;
-        let mut restarts = crate::mvcc::Restarts::default();
-        while restarts.again() {
+        let refilled = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
             self.pins.clear();
             self.ahead.clear();
             self.ahead.reserve(self.chunk);
             payloads.clear();
             payloads.reserve(self.chunk);
-            let guard = epoch::pin();
-            let table = shared.segments.load();
             let relocations = LazyRelocations::new(shared);
             let resolver = TableResolver::new(&table);
             let chunk = self.chunk;
             self.ks
                 .index
-                .collect(from, self.direction, chunk, &resolver, &guard, payloads);
+                .collect(from, self.direction, chunk, &resolver, guard, payloads);
             if resolver.missed() {
-                continue;
+                return Ok(Attempt::Again);
             }
             if from == Bound::Unbounded {
                 // From a key, the index hinted these records as it found
                 // the start (see `index::scan`); from an end, nothing did.
                 prefetch_records(&table, payloads);
             }
+            read_ahead(&table, payloads);
             let tombstones = self.ks.range_tombstones_if_any();
             let (mut heads, mut ahead_in) = (LastSegment::new(&table), LastSegment::new(&table));
             let mut retry = false;
@@ -431,7 +430,7 @@ impl Cursor {
                 }
             }
             if retry {
-                continue;
+                return Ok(Attempt::Again);
             }
             self.exhausted = out_of_range || payloads.len() < chunk;
             self.chunk = (chunk * 2).min(MAX_CHUNK);
@@ -443,10 +442,13 @@ impl Cursor {
                 }
                 None => self.exhausted = true,
             }
+            Ok(Attempt::Done(()))
+        })?;
+        if refilled.is_some() {
             return Ok(());
         }
         self.ahead.clear();
-        Err(Error::InvalidArgument(format!(
+        Err(Error::TryAgain(format!(
             "iteration over keyspace {:?} kept racing compaction; was it dropped?",
             self.ks.name()
         )))
@@ -468,6 +470,40 @@ impl Cursor {
 fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
     for &p in payloads.iter().take(PREFETCHED) {
         prefetch_record(table, p);
+    }
+}
+
+/// Bytes asked for past the last record of a chunk in a key-ordered run:
+/// the next chunk's start, which the next refill reads.
+const READ_AHEAD_TAIL: u64 = 64 << 10;
+
+/// Where segment maps are advised random access (a database larger than
+/// memory, see `segment::map_advice`), asks the kernel to read in the
+/// span of each key-ordered segment that `payloads` fall in: a cursor reads
+/// a run's records in order, and without the request each page would be a
+/// fault of its own. Log-ordered segments are left alone (their records
+/// scatter). Nothing to do, at the cost of one load, for data in memory.
+fn read_ahead(table: &SegmentTable, payloads: &[u64]) {
+    if !table.iter().next().is_some_and(|s| s.read_at_random()) {
+        return;
+    }
+    let mut rest = payloads;
+    while let Some(&first) = rest.first() {
+        let segment_id = Location(first).segment();
+        let run = rest
+            .iter()
+            .take_while(|&&p| Location(p).segment() == segment_id)
+            .count();
+        let (low, high) = rest[..run]
+            .iter()
+            .map(|&p| Location(p).offset())
+            .fold((u64::MAX, 0), |(lo, hi), o| (lo.min(o), hi.max(o)));
+        if let Some(segment) = table.get(segment_id)
+            && segment.kind() == SegmentKind::Compacted
+        {
+            segment.will_read(low, high - low + READ_AHEAD_TAIL);
+        }
+        rest = &rest[run..];
     }
 }
 
