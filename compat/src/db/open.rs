@@ -571,7 +571,7 @@ fn open_families(
 /// Takes the database lock as `open` would, for `destroy`.
 fn take_lock(dir: &Path) -> Result<DirLock, Error> {
     let lock_path = dir.join(LOCK_FILE);
-    dir_lock::acquire(dir).map_err(|e| match e {
+    dir_lock::acquire(&StdFileSystem, dir).map_err(|e| match e {
         LockError::Io(e) => Error::io(format_args!(
             "While lock file: {}: {e}",
             lock_path.display()
