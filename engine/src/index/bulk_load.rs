@@ -8,8 +8,7 @@ use super::data_node::DataNode;
 use super::fanout;
 use super::inner_node::InnerNode;
 use super::known_keys::Entries;
-use super::node::Node;
-use super::node_ptr::{Link, NodeRef};
+use super::node::{Link, Node, NodeRef};
 use super::projection::Projection;
 
 /// Deeper than this, bulk loading stops splitting (only pathological key

@@ -15,8 +15,8 @@ use super::cost::Edge;
 use super::data_node::DataNode;
 use super::model::LinearModel;
 use super::node::Node;
+use super::node::{Link, NodeRef};
 use super::node_heap::{self, HeapBox};
-use super::node_ptr::{Link, NodeRef};
 use super::projection::Projection;
 use super::search_hint::{SearchHint, equal_share};
 

@@ -18,8 +18,9 @@
 //! `side_rebuild` rebuilds large subtrees without the lock; `scan` walks
 //! leaves; `inner_node` and `data_node` (+ `data_write`, its
 //! copy-on-write changes) are the nodes, `model`, `projection` and `bitmap`
-//! their parts; `cost` is the cost model; `node_ptr` and `node_heap` (the nodes'
-//! memory, on huge pages) hold all `unsafe`.
+//! their parts; `cost` is the cost model; `node` (the nodes and the
+//! pointers to them) and `node_heap` (the nodes' memory, on huge pages)
+//! hold all `unsafe`.
 
 mod bitmap;
 mod bulk_load;
@@ -32,7 +33,6 @@ mod known_keys;
 mod model;
 mod node;
 mod node_heap;
-mod node_ptr;
 mod page_prep;
 mod projection;
 mod retired;

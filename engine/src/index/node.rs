@@ -1,7 +1,22 @@
-//! The two kinds of ALEX nodes.
+//! The two kinds of ALEX nodes, and the pointers to them: the index's
+//! `unsafe` code, with `node_heap`, is the epoch-protected [`Link`].
+//!
+//! Protocol. Nodes are published once and then only read, except that the
+//! single writer (holding the index's write lock) stores into the child
+//! [`Link`]s of live inner nodes. A node is retired only after the writer
+//! has unlinked it from every live link; it is then destroyed by
+//! `crossbeam_epoch` once every guard pinned before the retirement is gone.
+//! A reader can still reach a retired node through a stale inner node it
+//! loaded earlier, but only under a guard pinned before that inner node was
+//! retired, hence before anything it points to was retired.
+
+use std::sync::atomic::Ordering;
+
+use crossbeam_epoch::{self as epoch, Atomic, Guard, Shared};
 
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
+use super::node_heap::{HeapBox, NodeHeap};
 
 /// A tree node.
 ///
@@ -26,6 +41,128 @@ impl Node {
                 Self::Data(data) => data.heap_bytes(),
             }
     }
+}
+
+/// A pointer slot that always holds a published node.
+#[derive(Debug)]
+pub(crate) struct Link(Atomic<Node>);
+
+/// A published node, readable while the guard `'g` stays pinned.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeRef<'g>(Shared<'g, Node>);
+
+impl Link {
+    /// A link to `node`.
+    pub(crate) fn new(node: NodeRef<'_>) -> Self {
+        Self(Atomic::from(node.0))
+    }
+
+    /// The node currently linked (Acquire: its contents are visible).
+    #[inline]
+    pub(crate) fn load<'g>(&self, guard: &'g Guard) -> NodeRef<'g> {
+        NodeRef(self.0.load(Ordering::Acquire, guard))
+    }
+
+    /// Links `node` instead (Release: publishes its contents). Writer only.
+    /// A link to nothing, for a tree whose nodes were handed over (freeing
+    /// it frees nothing).
+    pub(crate) fn null() -> Self {
+        Self(Atomic::null())
+    }
+
+    pub(crate) fn store(&self, node: NodeRef<'_>) {
+        self.0.store(node.0, Ordering::Release);
+    }
+}
+
+impl<'g> NodeRef<'g> {
+    /// Moves `node` to the index's heap so it can be linked while
+    /// `guard` is pinned.
+    pub(crate) fn publish(node: Node, _guard: &'g Guard) -> Self {
+        let raw = HeapBox::into_raw(HeapBox::new_in(node, NodeHeap));
+        Self(Shared::from(raw.cast_const()))
+    }
+
+    /// The node.
+    #[inline]
+    pub(crate) fn get(self) -> &'g Node {
+        // SAFETY: a `NodeRef` is never null: it comes from `publish` or from
+        // a `Link`, which only ever holds published nodes. The node stays
+        // allocated while `'g`'s guard is pinned: it is freed only by
+        // `retire` (deferred past every guard pinned before the retirement,
+        // and the module protocol ensures no guard pinned later can reach
+        // it) or by `free_tree`, which needs exclusive access to the tree.
+        unsafe { self.0.deref() }
+    }
+
+    /// Hints the CPU to load the node's first cache line, without reading
+    /// it (a batched lookup reads it after hinting its neighbours').
+    #[inline]
+    pub(crate) fn hint(self) {
+        crate::io::prefetch::prefetch_address(self.0.as_raw().cast::<u8>());
+    }
+
+    /// The node's address, for identity checks only.
+    pub(crate) fn addr(self) -> usize {
+        self.0.as_raw() as usize
+    }
+
+    /// Whether both refer to the same node.
+    #[inline]
+    pub(crate) fn ptr_eq(self, other: NodeRef<'_>) -> bool {
+        self.0.as_raw() == other.0.as_raw()
+    }
+
+    /// Schedules the node's destruction once no pinned reader can see it.
+    /// Writer only, once per node, and only after unlinking it from every
+    /// live link (see the module protocol). Children are not affected.
+    /// The node is not dropped where the epoch collects it but handed
+    /// over to [`super::retired`], for a writer to free.
+    pub(crate) fn retire(self, guard: &Guard) {
+        let raw = self.0.as_raw() as usize;
+        // SAFETY: the writer calls this once per node, after replacing every
+        // live link to it; epoch deferral runs the closure once, after every
+        // guard that could have loaded the node is gone, so it then owns the
+        // node alone (`raw` came from `HeapBox::into_raw` in `publish`,
+        // with the same allocator as here). Dropping a
+        // `Node` later never touches its children.
+        unsafe {
+            guard.defer_unchecked(move || {
+                let node = HeapBox::from_raw_in(raw as *mut Node, NodeHeap);
+                super::retired::hand_over(node);
+            })
+        }
+    }
+}
+
+/// Frees every node reachable from `root`. Taking `&mut` proves that no
+/// reader or writer uses the tree.
+pub(crate) fn free_tree(root: &mut Link) {
+    // SAFETY: with exclusive access to the root no other thread can be
+    // reading these nodes, so no epoch protection is needed.
+    let guard = unsafe { epoch::unprotected() };
+    free_node(root.0.load(Ordering::Relaxed, guard), guard);
+}
+
+fn free_node(ptr: Shared<'_, Node>, guard: &Guard) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the tree owns every reachable node, each boxed by `publish`
+    // in the index's heap; a child linked from several slots sits in
+    // consecutive slots and is freed once below.
+    let node = unsafe { HeapBox::from_raw_in(ptr.as_raw().cast_mut(), NodeHeap) };
+    if let Node::Inner(inner) = &*node {
+        let mut prev = Shared::null();
+        for link in inner.links() {
+            let child = link.0.load(Ordering::Relaxed, guard);
+            if child != prev {
+                free_node(child, guard);
+                prev = child;
+            }
+        }
+    }
+    drop(node);
 }
 
 #[cfg(test)]

@@ -16,8 +16,7 @@ use smallvec::SmallVec;
 
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
-use super::node::Node;
-use super::node_ptr::{Link, NodeRef};
+use super::node::{Link, Node, NodeRef};
 use super::{KeyResolver, ScanDirection};
 
 /// An inner node on the scan's path, the slot taken and the child there.

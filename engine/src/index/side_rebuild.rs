@@ -33,8 +33,7 @@ use crossbeam_epoch::Guard;
 use super::KeyResolver;
 use super::bulk_load::build_subtree;
 use super::known_keys::{Collected, Entries};
-use super::node::Node;
-use super::node_ptr::{Link, NodeRef};
+use super::node::{Link, Node, NodeRef};
 
 /// Writes replayed per chunk outside the lock.
 pub(crate) const CHUNK: usize = 4096;

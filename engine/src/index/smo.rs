@@ -38,8 +38,7 @@ use super::cost::{self, Edge, MAX_DATA_SLOTS, MAX_INNER_SLOTS, REBUILD_DEPTH};
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
 use super::known_keys::{Collected, Entries};
-use super::node::Node;
-use super::node_ptr::{Link, NodeRef};
+use super::node::{Link, Node, NodeRef};
 use super::side_rebuild::SideRebuild;
 use super::stats::Counters;
 

@@ -4,8 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_epoch::Guard;
 
-use super::node::Node;
-use super::node_ptr::NodeRef;
+use super::node::{Node, NodeRef};
 
 /// A snapshot of the index's shape and of the structure changes so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
