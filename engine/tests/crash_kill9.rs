@@ -108,10 +108,21 @@ fn counter(db: &Db, ks: KeyspaceId) -> Option<u64> {
         .map(|v| u64::from_be_bytes(v.try_into().unwrap()))
 }
 
+/// Where the child puts its checkpoints: beside the database.
+fn checkpoints_of(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".checkpoints");
+    std::path::PathBuf::from(name)
+}
+
 /// The child: keeps writing batches after whatever it recovers, printing
 /// "ack N" after each acknowledged write. Every 100 batches it closes and
 /// reopens the database, so kills also land while a clean close writes the
-/// index checkpoint and while an open starts from it.
+/// index checkpoint and while an open starts from it. Half-way between
+/// two reopens it takes a checkpoint (`Db::checkpoint`), prints
+/// "checkpoint N" (N: the last batch in it) once it returned, and only then
+/// removes older checkpoints and leftovers, so kills land in checkpoints
+/// too and the last one reported is never touched.
 #[test]
 #[ignore = "run as a child process by crash_loop"]
 fn crash_child() {
@@ -130,6 +141,24 @@ fn crash_child() {
         if n.is_multiple_of(100) {
             drop(db);
             db = Db::open(&dir, options()).unwrap();
+        } else if n.is_multiple_of(50) {
+            take_checkpoint(&db, std::path::Path::new(&dir), n - 1);
+        }
+    }
+}
+
+/// Takes the child's checkpoint holding batches up to `last`, reports it,
+/// then removes every other entry of the checkpoints directory.
+fn take_checkpoint(db: &Db, dir: &std::path::Path, last: u64) {
+    let all = checkpoints_of(dir);
+    let name = format!("cp-{last}");
+    std::fs::create_dir_all(&all).unwrap();
+    let _ = std::fs::remove_dir_all(all.join(&name));
+    db.checkpoint(all.join(&name)).unwrap();
+    println!("checkpoint {last}");
+    for entry in std::fs::read_dir(&all).unwrap().flatten() {
+        if entry.file_name() != name.as_str() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -142,10 +171,14 @@ fn crash_loop() {
         .unwrap_or(60);
     let temp = tempfile::tempdir().unwrap();
     let kept = std::env::var_os("ALEXDB_CRASH_DIR").map(std::path::PathBuf::from);
-    let dir = kept.as_deref().unwrap_or(temp.path());
+    // Inside the temporary directory, so that the checkpoints beside it
+    // go with it.
+    let in_temp = temp.path().join("db");
+    let dir = kept.as_deref().unwrap_or(&in_temp);
     let exe = std::env::current_exe().unwrap();
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut total_acks = 0;
+    let mut checkpoints_checked = 0;
     let started_loop = Instant::now();
     for cycle in 0..cycles {
         rng ^= rng << 13;
@@ -171,6 +204,7 @@ fn crash_loop() {
             .spawn()
             .unwrap();
         let mut last_ack = None;
+        let mut last_checkpoint = None;
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let started = Instant::now();
         let mut seen = 0;
@@ -184,6 +218,9 @@ fn crash_loop() {
                         last_ack = Some(n.parse::<u64>().unwrap());
                         seen += 1;
                     }
+                    if let Some(n) = line.strip_prefix("checkpoint ") {
+                        last_checkpoint = Some(n.parse::<u64>().unwrap());
+                    }
                 }
                 _ => break,
             }
@@ -196,9 +233,16 @@ fn crash_loop() {
                 last_ack = Some(n.parse::<u64>().unwrap());
                 seen += 1;
             }
+            if let Some(n) = line.strip_prefix("checkpoint ") {
+                last_checkpoint = Some(n.parse::<u64>().unwrap());
+            }
         }
         total_acks += seen;
         verify_after_crash(dir, last_ack, cycle);
+        if let Some(last) = last_checkpoint {
+            verify_checkpoint(dir, last, cycle);
+            checkpoints_checked += 1;
+        }
         if (cycle + 1) % 500 == 0 {
             report_progress(dir, cycle + 1, total_acks, started_loop);
         }
@@ -207,6 +251,11 @@ fn crash_loop() {
         total_acks > cycles,
         "the child made too little progress to test anything"
     );
+    assert!(
+        cycles < 20 || checkpoints_checked > 0,
+        "no cycle reached a checkpoint"
+    );
+    println!("{cycles} cycles, {checkpoints_checked} checkpoints checked");
 }
 
 fn report_progress(dir: &std::path::Path, cycles: u64, acks: u64, since: Instant) {
@@ -218,6 +267,23 @@ fn report_progress(dir: &std::path::Path, cycles: u64, acks: u64, since: Instant
         "{cycles} cycles, {acks} batches acknowledged, {files} files, {bytes} bytes, {:.0} s",
         since.elapsed().as_secs_f64()
     );
+}
+
+/// The checkpoint the child reported last holds exactly the batches up to
+/// `last`, whatever the kill interrupted after it.
+fn verify_checkpoint(dir: &std::path::Path, last: u64, cycle: u64) {
+    let path = checkpoints_of(dir).join(format!("cp-{last}"));
+    let db = Db::open(&path, options())
+        .unwrap_or_else(|e| panic!("cycle {cycle}: checkpoint {last} does not open: {e}"));
+    db.verify().unwrap();
+    let default = db.keyspace("default").unwrap();
+    let other = db.keyspace("other").unwrap();
+    assert_eq!(counter(&db, default), Some(last), "cycle {cycle}");
+    let (want_d, want_o) = model(Some(last));
+    let got_d: BTreeMap<_, _> = common::scan_all(&db, default).into_iter().collect();
+    let got_o: BTreeMap<_, _> = common::scan_all(&db, other).into_iter().collect();
+    assert_eq!(got_d, want_d, "cycle {cycle}: checkpoint {last}, default");
+    assert_eq!(got_o, want_o, "cycle {cycle}: checkpoint {last}, other");
 }
 
 fn verify_after_crash(dir: &std::path::Path, last_ack: Option<u64>, cycle: u64) {
