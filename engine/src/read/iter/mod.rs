@@ -473,16 +473,16 @@ fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
     }
 }
 
-/// Bytes asked for past the last record of a chunk in a key-ordered run:
-/// the next chunk's start, which the next refill reads.
-const READ_AHEAD_TAIL: u64 = 64 << 10;
-
 /// Where segment maps are advised random access (a database larger than
-/// memory, see `segment::map_advice`), asks the kernel to read in the
-/// span of each key-ordered segment that `payloads` fall in: a cursor reads
-/// a run's records in order, and without the request each page would be a
-/// fault of its own. Log-ordered segments are left alone (their records
-/// scatter). Nothing to do, at the cost of one load, for data in memory.
+/// memory, see `segment::map_advice`), asks the kernel to read in what a
+/// cursor is about to read in order: where two or more of a chunk's
+/// records lie in one key-ordered segment, the span from the first to the
+/// last and as much again after it (the next chunk's start). A record alone
+/// in its segment (key-ordered runs overlap in key range, so neighbouring
+/// keys often lie in different runs) is left to its page fault, which
+/// reads the page it needs; log-ordered segments are left alone (their
+/// records scatter). Nothing to do, at the cost of one load, for data in
+/// memory.
 fn read_ahead(table: &SegmentTable, payloads: &[u64]) {
     if !table.iter().next().is_some_and(|s| s.read_at_random()) {
         return;
@@ -498,14 +498,18 @@ fn read_ahead(table: &SegmentTable, payloads: &[u64]) {
             .iter()
             .map(|&p| Location(p).offset())
             .fold((u64::MAX, 0), |(lo, hi), o| (lo.min(o), hi.max(o)));
-        if let Some(segment) = table.get(segment_id)
+        if run > 1
+            && let Some(segment) = table.get(segment_id)
             && segment.kind() == SegmentKind::Compacted
         {
-            segment.will_read(low, high - low + READ_AHEAD_TAIL);
+            segment.will_read(low, 2 * (high - low) + PAGE);
         }
         rest = &rest[run..];
     }
 }
+
+/// The page size assumed for read-ahead requests.
+const PAGE: u64 = 4096;
 
 /// A refill's view of its segment table that remembers the last segment it
 /// found, with its written bytes: a chunk's records mostly lie in the
