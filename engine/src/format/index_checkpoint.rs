@@ -781,9 +781,15 @@ mod tests {
             e.put(&v.to_le_bytes());
         }
         e.put(b"acc");
+        finish_v3(e, slot, 2, 3)
+    }
+
+    /// Ends a checkpoint written in version 3's layout: the section's
+    /// counts filled in, the version stamped, the checksum recomputed.
+    fn finish_v3(mut e: Encoder, slot: CountsSlot, entries: u64, key_bytes: u64) -> Vec<u8> {
         e.pad();
         let mut out = e.take();
-        let counts = e.count(slot, 2, 3);
+        let counts = e.count(slot, entries, key_bytes);
         out.extend(e.finish());
         fill_in(&mut out, &counts);
         out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
@@ -924,16 +930,7 @@ mod tests {
         for k in keys {
             e.put(k);
         }
-        e.pad();
-        let mut out = e.take();
-        let counts = e.count(slot, keys.len() as u64, end);
-        out.extend(e.finish());
-        fill_in(&mut out, &counts);
-        out[8..12].copy_from_slice(&FIXED_WIDTH_VERSION.to_le_bytes());
-        let body = out.len() - 4;
-        let crc = crate::format::crc::crc32c(&out[..body]);
-        out[body..].copy_from_slice(&crc.to_le_bytes());
-        out
+        finish_v3(e, slot, keys.len() as u64, end)
     }
 
     /// The index is bulk-loaded from a section in file order: keys out of
