@@ -136,4 +136,42 @@ mod tests {
         assert!(start.elapsed() >= GIVE_UP_AFTER);
         assert!(attempts > YIELDING, "{attempts}");
     }
+
+    /// A lookup that keeps racing gets exactly its attempts under
+    /// `AtMost`, then `None`; one that succeeds returns at once, with the
+    /// table it read through.
+    #[test]
+    fn a_limited_lookup_tries_as_often_as_allowed() {
+        let segments = ArcSwap::from_pointee(SegmentTable::default());
+        let mut attempts = 0;
+        let raced: Option<()> = through_loaded_table(&segments, Retry::AtMost(3), |_, _| {
+            attempts += 1;
+            Ok(Attempt::Again)
+        })
+        .unwrap();
+        assert_eq!((raced, attempts), (None, 3));
+        attempts = 0;
+        let found = through_loaded_table(&segments, Retry::AtMost(3), |table, _| {
+            attempts += 1;
+            Ok(match attempts {
+                2 => Attempt::Done(table.len()),
+                _ => Attempt::Again,
+            })
+        })
+        .unwrap();
+        assert_eq!((found, attempts), (Some(0), 2));
+    }
+
+    /// An error ends the lookup at once, whatever attempts are left.
+    #[test]
+    fn an_error_ends_a_lookup() {
+        let segments = ArcSwap::from_pointee(SegmentTable::default());
+        let mut attempts = 0;
+        let failed = through_loaded_table(&segments, Retry::Patiently, |_, _| {
+            attempts += 1;
+            Err::<Attempt<()>, _>(crate::Error::TryAgain("gone".into()))
+        });
+        assert!(failed.is_err());
+        assert_eq!(attempts, 1);
+    }
 }
