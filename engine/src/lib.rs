@@ -53,8 +53,8 @@ pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
 pub use log_reader::{BatchLog, LoggedBatch, LoggedRecord};
 pub use merge::MergeFunction;
 pub use options::{
-    BackgroundErrorListener, MAX_KEY_BYTES, MAX_VALUE_BYTES, MIN_SEGMENT_BYTES, Options,
-    WriteOptions,
+    BackgroundErrorListener, Compression, MAX_KEY_BYTES, MAX_VALUE_BYTES, MIN_SEGMENT_BYTES,
+    Options, WriteOptions,
 };
 pub use read::{PinnedValue, ValueRef};
 pub use segment::summary::SegmentSummary;

@@ -17,6 +17,35 @@ pub const MAX_BATCH_BYTES: usize = 1 << 31;
 /// header and its seal).
 pub const MIN_SEGMENT_BYTES: u64 = 4 << 10;
 
+/// How compaction stores the values of a keyspace's key-ordered data (see
+/// FORMAT.md, "Compressed values"). Log segments always hold values as
+/// written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compression {
+    /// Values as written.
+    #[default]
+    None,
+    /// Each value compressed on its own (LZ4) with a dictionary its
+    /// segment holds once, where that saves at least an eighth of it.
+    Lz4,
+}
+
+impl Compression {
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Lz4 => 1,
+        }
+    }
+
+    pub(crate) fn from_code(code: u8) -> Self {
+        match code {
+            1 => Compression::Lz4,
+            _ => Compression::None,
+        }
+    }
+}
+
 /// How to open a database.
 #[derive(Clone)]
 pub struct Options {

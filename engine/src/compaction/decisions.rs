@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use crate::db::keyspace::Keyspace;
+use crate::format::compressed_value::declared_len;
 use crate::format::location::Location;
-use crate::format::record::{RecordView, shortened_len};
+use crate::format::record::{RecordView, ValueEncoding, short_len, shortened_len};
 use crate::mvcc::Relocation;
 use crate::segment::Segment;
 
@@ -33,7 +34,11 @@ pub(super) struct Copy<'a> {
     pub(super) keyspace: u32,
     /// The record's bytes in its input.
     pub(super) raw: &'a [u8],
-    /// Its length in the short form (see [`shorten`]); 0 if it has none.
+    /// The input segment it is read from (its values may be compressed
+    /// with that segment's dictionary).
+    pub(super) input: &'a Segment,
+    /// Its length in the short form with its value as written (see
+    /// [`shorten`]; compressed, it is no longer); 0 if it has none.
     pub(super) short_len: u32,
     /// Whether it has no previous version.
     pub(super) first_version: bool,
@@ -79,6 +84,21 @@ pub(super) struct Decisions<'a> {
     pub(super) holds: Holds,
 }
 
+/// The length of `record` in the short form with its value as written: a
+/// record in the long form that may be shortened, or one short already
+/// (compaction writes it again, to compress its value or to decode it).
+fn short_len_of(record: &RecordView<'_>) -> Option<usize> {
+    if !record.short {
+        return shortened_len(record);
+    }
+    let value_len = match record.value_encoding {
+        ValueEncoding::Plain => record.value.len(),
+        // Damage here is reported when the value is decoded.
+        ValueEncoding::Compressed => declared_len(record.value).unwrap_or(record.value.len()),
+    };
+    Some(short_len(record.key.len(), value_len))
+}
+
 /// The copy of `record`, at `old` in `segment`, kept for `reason`.
 pub(super) fn copy_of<'a>(
     ks: &Arc<Keyspace>,
@@ -95,7 +115,8 @@ pub(super) fn copy_of<'a>(
         seq: record.seq,
         keyspace: record.keyspace,
         raw: &segment.bytes()[at..at + record.encoded_len],
-        short_len: shortened_len(&record)
+        input: segment,
+        short_len: short_len_of(&record)
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(0),
         first_version: record.prev == Location::NONE,

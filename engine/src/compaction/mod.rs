@@ -25,6 +25,7 @@ mod output;
 mod plan;
 mod rewrite;
 pub(crate) mod side_rebuilds;
+mod value_encoder;
 
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;

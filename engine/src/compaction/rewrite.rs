@@ -9,7 +9,7 @@ use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
 use crate::format::location::{Location, MAX_SEGMENT_BYTES};
-use crate::format::record::{RecordKind, RecordView, append_shortened};
+use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
@@ -22,6 +22,7 @@ use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_of};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
 use super::output::OutputWriter;
+use super::value_encoder::ValueEncoder;
 use crate::db::shared::Shared;
 use crate::segment::{Segment, SegmentTable};
 
@@ -76,7 +77,9 @@ pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewr
     drop_range_tombstones(shared, &range_drops);
     let before: u64 = inputs.iter().map(|s| s.data_bytes()).sum();
     shared.counters.compactions.fetch_add(1, Ordering::Relaxed);
-    let after: u64 = copies.iter().map(|c| c.out_len() as u64).sum();
+    let after: u64 = output_id
+        .and_then(|id| shared.segments.load().get(id).map(|s| s.data_bytes()))
+        .unwrap_or(0);
     shared
         .counters
         .bytes_reclaimed
@@ -436,7 +439,13 @@ fn write_output(
     visible: u64,
 ) -> Result<Arc<Segment>> {
     let id = shared.next_segment_id.fetch_add(1, Ordering::SeqCst);
-    let data: usize = copies.iter().map(|c| c.out_len()).sum();
+    let encoder = ValueEncoder::for_copies(copies)?;
+    let dictionary_frame = encoder
+        .dictionary()
+        .map_or(0, |d| FRAME_HEADER_BYTES + d.encode_body().len());
+    // Records are at most as long as `out_len` says (a compressed value is
+    // shorter); the file is cut to what was written once it is sealed.
+    let data: usize = copies.iter().map(|c| c.out_len()).sum::<usize>() + dictionary_frame;
     let frames = data / OUTPUT_FRAME_BYTES + copies.len().min(1) + 1;
     let capacity =
         (SEGMENT_HEADER_BYTES + data + frames * FRAME_HEADER_BYTES + 64 + 8 * replaced.len())
@@ -454,7 +463,7 @@ fn write_output(
         return Err(Error::io(&shared.dir, source));
     }
     let segment = Segment::create(&shared.fs, &shared.dir, header, capacity, capacity)?;
-    match fill_output(shared, &segment, replaced, copies) {
+    match fill_output(shared, &segment, replaced, copies, &encoder) {
         Ok(()) => Ok(Arc::new(segment)),
         Err(e) => {
             // Nothing refers to the output yet: dropping it removes its file.
@@ -471,13 +480,22 @@ fn fill_output(
     segment: &Segment,
     replaced: &[u32],
     copies: &mut [Copy<'_>],
+    encoder: &ValueEncoder,
 ) -> Result<()> {
     let mut out = OutputWriter::new(segment, SEGMENT_HEADER_BYTES as u64, OUTPUT_FRAME_BYTES);
+    if let Some(dictionary) = encoder.dictionary() {
+        out.begin_frame();
+        out.body().extend_from_slice(&dictionary.encode_body());
+        out.end_frame(FrameKind::ValueDictionary, 0)?;
+    }
     for chunk in chunk_copies(copies) {
-        write_frame(&mut out, chunk)?;
+        write_frame(&mut out, chunk, encoder)?;
     }
     let at = out.finish()?;
     segment.set_written(at);
+    segment
+        .cut_unpublished_to(at + SEAL_FRAME_ROOM + 8 * replaced.len() as u64)
+        .map_err(|e| Error::io(segment.path(), e))?;
     seal(
         segment,
         &SealBody {
@@ -528,8 +546,16 @@ fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
     })
 }
 
-/// Appends one frame of verbatim record copies to `out`.
-fn write_frame(out: &mut OutputWriter<'_>, copies: &mut [Copy<'_>]) -> Result<()> {
+/// Room for the seal frame beyond its replaced ids: header and fixed body.
+const SEAL_FRAME_ROOM: u64 = (FRAME_HEADER_BYTES + 16) as u64;
+
+/// Appends one frame of record copies to `out`: verbatim, or in the short
+/// form (see [`ValueEncoder`]).
+fn write_frame(
+    out: &mut OutputWriter<'_>,
+    copies: &mut [Copy<'_>],
+    encoder: &ValueEncoder,
+) -> Result<()> {
     let segment = out.segment();
     out.begin_frame();
     for i in 0..copies.len() {
@@ -539,7 +565,7 @@ fn write_frame(out: &mut OutputWriter<'_>, copies: &mut [Copy<'_>]) -> Result<()
         let c = &mut copies[i];
         c.new = Location::new(segment.id(), out.end(), c.old.is_tombstone());
         match c.short {
-            true => append_shortened(&reparse(segment, c)?, out.body()),
+            true => encoder.append(c, &reparse(segment, c)?, out.body())?,
             false => out.body().extend_from_slice(c.raw),
         }
         if c.old.is_tombstone() || matches!(c.reason, Reason::RangeTombstone) {

@@ -24,7 +24,7 @@ use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind,
 use crate::index::AlexIndex;
 use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
-use crate::options::{Options, WriteOptions};
+use crate::options::{Compression, Options, WriteOptions};
 use crate::read::iter::{Cursor, KeyRange};
 use crate::read::log_reader::{self, BatchLog};
 use crate::read::snapshot::{Snapshot, keyspace_of, missing};
@@ -340,6 +340,17 @@ impl Db {
         Ok(())
     }
 
+    /// Sets how compaction stores the values of `keyspace` (see
+    /// [`Compression`] and FORMAT.md, "Compressed values"): from its next
+    /// output on; data already written stays as it is until compaction
+    /// rewrites it. Not stored in the database: set it again after every
+    /// open (as with [`Db::set_merge_function`]); reads never need it.
+    pub fn set_compression(&self, keyspace: KeyspaceId, compression: Compression) -> Result<()> {
+        let shared = self.shared();
+        keyspace_of(&shared, keyspace)?.set_compression(compression);
+        Ok(())
+    }
+
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
@@ -594,16 +605,27 @@ impl Db {
             .len() as u64)
     }
 
-    /// Reads every record of every segment and checks its checksum, and
-    /// that every segment but the active one ends with its seal.
+    /// Reads every record of every segment and checks its checksum (and
+    /// that a compressed value decodes), and that every segment but the
+    /// active one ends with its seal.
     pub fn verify(&self) -> Result<()> {
         let shared = self.shared();
         let active = shared.lock_writer().active.id();
         for segment in shared.segments.load().iter() {
-            let scan = scan_frames(segment.written_bytes(), |_, _| {});
+            let mut undecodable = None;
+            let scan = scan_frames(segment.written_bytes(), |_, record| {
+                if undecodable.is_none()
+                    && let Err(e) = segment.value_of(&record)
+                {
+                    undecodable = Some(e);
+                }
+            });
             let path = segment.path();
             if let Some(d) = scan.damage {
                 return Err(Error::corruption(path, d.offset, d.reason));
+            }
+            if let Some(e) = undecodable {
+                return Err(e);
             }
             if scan.end != segment.written() {
                 let why = format!(

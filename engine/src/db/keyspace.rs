@@ -3,7 +3,7 @@
 //! Each has its own ALEX index. The list lives in the `MANIFEST` file.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use arc_swap::ArcSwap;
@@ -13,6 +13,7 @@ use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
+use crate::options::Compression;
 use crate::write::merge::SharedMergeFunction;
 
 /// Name of the keyspace every database has, with id 0.
@@ -34,6 +35,8 @@ pub struct Keyspace {
     live_keys: AtomicU64,
     /// Resolves merges written to this keyspace; read by the writer only.
     merge_function: RwLock<Option<SharedMergeFunction>>,
+    /// How compaction stores this keyspace's values ([`Compression`]'s code).
+    compression: AtomicU8,
     /// Live range deletes; readers load, writers and compaction publish.
     range_tombstones: ArcSwap<RangeTombstones>,
     /// Whether `range_tombstones` holds any, so that a point read of a
@@ -49,6 +52,7 @@ impl Keyspace {
             index,
             live_keys: AtomicU64::new(live_keys),
             merge_function: RwLock::new(None),
+            compression: AtomicU8::new(Compression::None.code()),
             range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
             any_range_tombstones: AtomicBool::new(false),
         }
@@ -139,6 +143,18 @@ impl Keyspace {
             .merge_function
             .write()
             .unwrap_or_else(PoisonError::into_inner) = function;
+    }
+
+    /// How compaction stores this keyspace's values.
+    pub fn compression(&self) -> Compression {
+        Compression::from_code(self.compression.load(Ordering::Relaxed))
+    }
+
+    /// Sets how compaction stores this keyspace's values from its next
+    /// output on (what is written stays as it is until rewritten).
+    pub fn set_compression(&self, compression: Compression) {
+        self.compression
+            .store(compression.code(), Ordering::Relaxed);
     }
 
     /// The keyspace's id.

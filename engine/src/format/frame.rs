@@ -9,7 +9,7 @@
 //! offset size field
 //!   0     4   magic 0x584C4641 ("AFLX" little-endian)
 //!   4     1   kind: 1 = batch of records, 2 = seal, 3 = sequence mark,
-//!                   4 = durable watermark
+//!                   4 = durable watermark, 5 = value dictionary
 //!   5     3   reserved, zero
 //!   8     4   body length in bytes (a multiple of 8)
 //!  12     4   number of records in the body (0 for a seal)
@@ -24,6 +24,8 @@
 //!   0     8   the last sequence number the batch consumed
 //! or a watermark body (appended before each fdatasync of a log segment):
 //!   0     8   offset below which the segment was already synced
+//! or a value-dictionary body (the first frame of a compaction output with
+//! compressed values; see `compressed_value.rs`)
 //! ```
 
 use super::{read_u32, read_u64};
@@ -54,6 +56,10 @@ pub enum FrameKind {
     /// before this frame was written: damage below it is corruption, not a
     /// torn tail.
     Watermark,
+    /// The dictionary the segment's compressed values were compressed
+    /// with (format version 5): the first frame of a compaction output
+    /// with compressed values, and nowhere else.
+    ValueDictionary,
 }
 
 /// A decoded, checksum-verified frame header.
@@ -89,6 +95,7 @@ impl FrameHeader {
             FrameKind::Seal => 2,
             FrameKind::SequenceMark => 3,
             FrameKind::Watermark => 4,
+            FrameKind::ValueDictionary => 5,
         };
         b[BODY_LEN_AT..COUNT_AT].copy_from_slice(&self.body_len.to_le_bytes());
         b[COUNT_AT..BODY_CRC_AT].copy_from_slice(&self.count.to_le_bytes());
@@ -114,6 +121,7 @@ impl FrameHeader {
             2 => FrameKind::Seal,
             3 => FrameKind::SequenceMark,
             4 => FrameKind::Watermark,
+            5 => FrameKind::ValueDictionary,
             other => return Err(format!("unknown frame kind {other}")),
         };
         let body_len = read_u32(b, BODY_LEN_AT);

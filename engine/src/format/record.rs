@@ -25,7 +25,9 @@
 //! whose previous version no reader can need), 24 bytes, 8-aligned:
 //!   0     4   CRC-32C of bytes 4..(24 + key length + value length)
 //!   4     1   0x80 | kind (0x81 = put, 0x82 = delete)
-//!   5     1   reserved, zero
+//!   5     1   value encoding (version 5; zero before): 0 = as written,
+//!             1 = compressed with the segment's dictionary (puts only,
+//!             see `compressed_value.rs`)
 //!   6     2   key length
 //!   8     4   keyspace id
 //!  12     4   value length
@@ -57,6 +59,26 @@ const SHORT_KEY_LEN_AT: usize = 6;
 const SHORT_KEYSPACE_AT: usize = 8;
 const SHORT_VALUE_LEN_AT: usize = 12;
 const SHORT_SEQ_AT: usize = 16;
+
+/// How a record's value field holds the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueEncoding {
+    /// The value as written.
+    Plain,
+    /// Compressed with the segment's value dictionary (short puts of
+    /// compaction outputs only; see `compressed_value.rs`): read it
+    /// through [`crate::segment::Segment::value_of`].
+    Compressed,
+}
+
+impl ValueEncoding {
+    fn code(self) -> u8 {
+        match self {
+            ValueEncoding::Plain => 0,
+            ValueEncoding::Compressed => 1,
+        }
+    }
+}
 
 /// Whether a record sets, deletes or merges into its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,8 +156,9 @@ pub enum RecordDamage {
     UnknownKind(u8),
     /// A short record's kind byte that no version writes.
     UnknownShortKind(u8),
-    /// A short record's reserved byte is not zero.
-    ShortReservedNotZero,
+    /// A short record's value encoding that no version writes, or a
+    /// compressed delete.
+    UnknownValueEncoding(u8),
     /// A merge state byte no version writes.
     UnknownMergeState(u8),
     /// A log-data record with a key or a keyspace.
@@ -167,8 +190,8 @@ impl std::fmt::Display for RecordDamage {
             }
             RecordDamage::UnknownKind(k) => write!(f, "unknown record kind {k}"),
             RecordDamage::UnknownShortKind(k) => write!(f, "unknown short record kind {k}"),
-            RecordDamage::ShortReservedNotZero => {
-                f.write_str("a short record's reserved byte is not zero")
+            RecordDamage::UnknownValueEncoding(e) => {
+                write!(f, "unknown value encoding {e} of a short record")
             }
             RecordDamage::UnknownMergeState(m) => write!(f, "unknown merge state {m}"),
             RecordDamage::LogDataWithKey => {
@@ -257,23 +280,37 @@ pub fn shortened_len(r: &RecordView<'_>) -> Option<usize> {
     ))
 }
 
-/// Appends `r` in the short form to `out`; `r` must be one that
-/// [`shortened_len`] accepts.
+/// Appends `r` in the short form to `out`, its value as it is stored in
+/// `r`; `r` must be one that [`shortened_len`] accepts.
 pub fn append_shortened(r: &RecordView<'_>, out: &mut Vec<u8>) {
+    append_short(r, r.value_encoding, r.value, out);
+}
+
+/// Appends `r` in the short form to `out` with its value field holding
+/// `stored`, encoded as `encoding` says (the caller compressed it, or
+/// decoded a value `r` stores compressed). `r` must be a put or a delete
+/// with a key under 64 KiB, and a delete's value is empty and plain.
+pub fn append_short(r: &RecordView<'_>, encoding: ValueEncoding, stored: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     let key_len = r.key.len() as u16;
     out.extend_from_slice(&[0u8; 4]);
     out.push(SHORT_FLAG | r.kind.code());
-    out.push(0);
+    out.push(encoding.code());
     out.extend_from_slice(&key_len.to_le_bytes());
     out.extend_from_slice(&r.keyspace.to_le_bytes());
-    out.extend_from_slice(&len_u32(r.value.len()).to_le_bytes());
+    out.extend_from_slice(&len_u32(stored.len()).to_le_bytes());
     out.extend_from_slice(&r.seq.to_le_bytes());
     out.extend_from_slice(r.key);
-    out.extend_from_slice(r.value);
+    out.extend_from_slice(stored);
     let crc = super::crc::crc32c(&out[start + 4..]);
     out[start..start + 4].copy_from_slice(&crc.to_le_bytes());
     out.resize(start + align8(out.len() - start), 0);
+}
+
+/// The encoded length of a short record with these key and stored value
+/// lengths.
+pub fn short_len(key_len: usize, stored_len: usize) -> usize {
+    align8(SHORT_RECORD_HEADER_BYTES + key_len + stored_len)
 }
 
 fn len_u32(n: usize) -> u32 {
@@ -297,8 +334,12 @@ pub struct RecordView<'a> {
     pub key: &'a [u8],
     /// A merge's operand, borrowed from the map (empty for the others).
     pub operand: &'a [u8],
-    /// The value, borrowed from the map (a merge's resolved value).
+    /// The value field, borrowed from the map (a merge's resolved value):
+    /// the value itself when `value_encoding` is plain, else its stored
+    /// form (see [`crate::segment::Segment::value_of`]).
     pub value: &'a [u8],
+    /// How `value` holds the value (compressed only in short puts).
+    pub value_encoding: ValueEncoding,
     /// Encoded length including padding.
     pub encoded_len: usize,
     /// Whether it is in the short form (version 4).
@@ -363,6 +404,7 @@ impl<'a> RecordView<'a> {
             key: &bytes[RECORD_HEADER_BYTES..key_end],
             operand: &bytes[key_end..operand_end],
             value: &bytes[operand_end..end],
+            value_encoding: ValueEncoding::Plain,
             encoded_len: align8(end).min(bytes.len()),
             short: false,
             crc: read_u32(bytes, 0),
@@ -381,9 +423,11 @@ impl<'a> RecordView<'a> {
             2 => RecordKind::Delete,
             other => return Err(RecordDamage::UnknownShortKind(other)),
         };
-        if bytes[KIND_AT + 1] != 0 {
-            return Err(RecordDamage::ShortReservedNotZero);
-        }
+        let value_encoding = match (bytes[KIND_AT + 1], kind) {
+            (0, _) => ValueEncoding::Plain,
+            (1, RecordKind::Put) => ValueEncoding::Compressed,
+            (other, _) => return Err(RecordDamage::UnknownValueEncoding(other)),
+        };
         let key_len = usize::from(u16::from_le_bytes([
             bytes[SHORT_KEY_LEN_AT],
             bytes[SHORT_KEY_LEN_AT + 1],
@@ -406,6 +450,7 @@ impl<'a> RecordView<'a> {
             key: &bytes[SHORT_RECORD_HEADER_BYTES..key_end],
             operand: &[],
             value: &bytes[key_end..end],
+            value_encoding,
             encoded_len: align8(end).min(bytes.len()),
             short: true,
             crc: read_u32(bytes, 0),

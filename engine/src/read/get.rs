@@ -9,6 +9,7 @@
 //! location names a segment the loaded table no longer (or not yet) has,
 //! compaction moved things under the reader: it reloads and starts over.
 
+use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -25,21 +26,57 @@ use crate::mvcc::{Attempt, Relocations, Retry, through_loaded_table};
 use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
-/// A value read in place from a mapped segment: derefs to the bytes without
-/// copying. It keeps its segment mapped (even if compaction replaces it)
-/// until dropped.
+/// A value read from a segment: derefs to the bytes. A value stored as
+/// written is read in place from the map, without copying, and keeps its
+/// segment mapped (even if compaction replaces it) until dropped; a value
+/// stored compressed is decoded into a buffer of its own.
 #[derive(Clone, Debug)]
 pub struct ValueRef {
-    segment: Arc<Segment>,
-    start: usize,
-    len: usize,
+    held: Held,
+}
+
+/// Where a [`ValueRef`]'s bytes are.
+#[derive(Clone, Debug)]
+enum Held {
+    /// In place, in a segment's map.
+    Mapped {
+        segment: Arc<Segment>,
+        start: usize,
+        len: usize,
+    },
+    /// Decoded from a compressed value.
+    Decoded(Arc<[u8]>),
+}
+
+impl ValueRef {
+    /// The value `value`, read from `segment`: kept in place where it is
+    /// borrowed from the map, else owned.
+    #[expect(clippy::ptr_arg, reason = "whether it is borrowed is what decides")]
+    fn of(segment: &Arc<Segment>, value: &Cow<'_, [u8]>) -> Self {
+        let held = match value {
+            Cow::Borrowed(bytes) => Held::Mapped {
+                segment: segment.clone(),
+                start: offset_in(segment, bytes),
+                len: bytes.len(),
+            },
+            Cow::Owned(bytes) => Held::Decoded(bytes.as_slice().into()),
+        };
+        ValueRef { held }
+    }
 }
 
 impl Deref for ValueRef {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.segment.bytes()[self.start..self.start + self.len]
+        match &self.held {
+            Held::Mapped {
+                segment,
+                start,
+                len,
+            } => &segment.bytes()[*start..*start + *len],
+            Held::Decoded(bytes) => bytes,
+        }
     }
 }
 
@@ -138,25 +175,48 @@ fn visible_as<'t>(segment: &'t Arc<Segment>, record: RecordView<'t>) -> Result<V
 /// A value read in place, pinned by the reading thread: it holds the
 /// segment table through an `arc-swap` guard instead of a reference count,
 /// so concurrent readers share no cache line. Not `Send`; drop it soon (it
-/// keeps the segments of its table mapped).
+/// keeps the segments of its table mapped). A value stored compressed is
+/// decoded into a buffer it owns.
 pub struct PinnedValue {
     table: arc_swap::Guard<Arc<SegmentTable>>,
     segment: u32,
     start: usize,
     len: usize,
+    /// The decoded value, if it was stored compressed (then `start` and
+    /// `len` are unused).
+    decoded: Option<Vec<u8>>,
 }
 
 impl PinnedValue {
     /// Copies the value into an owned, sendable [`ValueRef`].
     pub fn to_value_ref(&self) -> ValueRef {
+        if let Some(decoded) = &self.decoded {
+            return ValueRef {
+                held: Held::Decoded(decoded.as_slice().into()),
+            };
+        }
         let segment = self
             .table
             .get(self.segment)
             .expect("pinned table holds the segment");
         ValueRef {
-            segment: segment.clone(),
-            start: self.start,
-            len: self.len,
+            held: Held::Mapped {
+                segment: segment.clone(),
+                start: self.start,
+                len: self.len,
+            },
+        }
+    }
+
+    /// The segment the value was read from and the value, borrowed.
+    fn parts(&self) -> (&Arc<Segment>, &[u8]) {
+        let segment = self
+            .table
+            .get(self.segment)
+            .expect("pinned table holds the segment");
+        match &self.decoded {
+            Some(decoded) => (segment, decoded),
+            None => (segment, &segment.bytes()[self.start..self.start + self.len]),
         }
     }
 }
@@ -165,11 +225,7 @@ impl Deref for PinnedValue {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        let segment = self
-            .table
-            .get(self.segment)
-            .expect("pinned table holds the segment");
-        &segment.bytes()[self.start..self.start + self.len]
+        self.parts().1
     }
 }
 
@@ -209,7 +265,7 @@ pub(crate) fn get_pinned(
         tests::pause_after_lookup();
         let relocations = LazyRelocations::new(shared);
         let tombstones = tombstones.as_deref().map(|t| &**t);
-        let (segment, start, len) = match value_of(
+        let (segment, start, len, decoded) = match value_of(
             &table,
             &relocations,
             tombstones,
@@ -218,7 +274,10 @@ pub(crate) fn get_pinned(
             seq,
             verify,
         )? {
-            Lookup::Found(segment, value) => (segment.id(), offset_in(segment, value), value.len()),
+            Lookup::Found(segment, Cow::Borrowed(value)) => {
+                (segment.id(), offset_in(segment, value), value.len(), None)
+            }
+            Lookup::Found(segment, Cow::Owned(value)) => (segment.id(), 0, 0, Some(value)),
             Lookup::Absent => return Ok(Attempt::Done(None)),
             Lookup::Retry => return Ok(Attempt::Again),
         };
@@ -227,6 +286,7 @@ pub(crate) fn get_pinned(
             segment,
             start,
             len,
+            decoded,
         })))
     })?;
     found.ok_or_else(|| raced(ks))
@@ -285,25 +345,22 @@ pub(crate) fn get_many_with(
     }
 }
 
-/// A value a batched read found, borrowed from its segment's map.
+/// A value a batched read found, borrowed from its segment's map (or
+/// decoded, if stored compressed).
 pub(crate) struct Found<'a> {
     segment: &'a Arc<Segment>,
-    value: &'a [u8],
+    value: Cow<'a, [u8]>,
 }
 
-impl<'a> Found<'a> {
+impl Found<'_> {
     /// The value's bytes.
-    pub(crate) fn bytes(&self) -> &'a [u8] {
-        self.value
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.value
     }
 
     /// An owned handle on the value (it keeps the segment mapped).
     pub(crate) fn to_value_ref(&self) -> ValueRef {
-        ValueRef {
-            segment: self.segment.clone(),
-            start: offset_in(self.segment, self.value),
-            len: self.value.len(),
-        }
+        ValueRef::of(self.segment, &self.value)
     }
 }
 
@@ -315,15 +372,12 @@ pub(crate) type EachFound<'f> = dyn FnMut(usize, Result<Option<Found<'_>>>) + 'f
 pub(crate) fn hand_over(at: usize, read: Result<Option<PinnedValue>>, each: &mut EachFound<'_>) {
     match read {
         Ok(Some(pinned)) => {
-            let segment = pinned
-                .table
-                .get(pinned.segment)
-                .expect("pinned table holds the segment");
+            let (segment, value) = pinned.parts();
             each(
                 at,
                 Ok(Some(Found {
                     segment,
-                    value: &pinned,
+                    value: Cow::Borrowed(value),
                 })),
             );
         }
@@ -371,8 +425,8 @@ impl MovedVersions for LazyRelocations<'_> {
 
 /// What a point read found, from the index's candidate on.
 enum Lookup<'t> {
-    /// The visible value, in this segment's map.
-    Found(&'t Arc<Segment>, &'t [u8]),
+    /// The visible value, from this segment (in its map, or decoded).
+    Found(&'t Arc<Segment>, Cow<'t, [u8]>),
     /// No visible value.
     Absent,
     /// A location was missing from the table: reload and retry.
@@ -408,7 +462,7 @@ fn value_of<'t>(
             {
                 Lookup::Absent
             }
-            Version::Put(segment, record) => Lookup::Found(segment, record.value),
+            Version::Put(segment, record) => Lookup::Found(segment, segment.value_of(&record)?),
             Version::Absent => Lookup::Absent,
             Version::Retry => Lookup::Retry,
         },

@@ -60,8 +60,10 @@ impl Snapshot {
     where
         F: FnMut(usize, Result<Option<&[u8]>>),
     {
-        self.read_many(keyspace, keys, &mut |at, found| {
-            each(at, found.map(|f| f.map(|f| f.bytes())));
+        self.read_many(keyspace, keys, &mut |at, found| match found {
+            Ok(Some(f)) => each(at, Ok(Some(f.bytes()))),
+            Ok(None) => each(at, Ok(None)),
+            Err(e) => each(at, Err(e)),
         })
     }
 

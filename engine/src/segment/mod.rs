@@ -23,11 +23,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
+use crate::format::compressed_value::ValueDictionary;
+use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind};
 use crate::format::location::MAX_SEGMENT_BYTES;
-use crate::format::record::RecordView;
+use crate::format::record::{
+    RECORD_HEADER_BYTES, RecordView, SHORT_RECORD_HEADER_BYTES, ValueEncoding,
+};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::{FileHandle, FileSystem, OpenMode, ReadOnlyMap};
+use crate::options::MAX_VALUE_BYTES;
 
 use self::key_directory::KeyDirectory;
 use self::key_filter::KeyFilter;
@@ -88,6 +95,10 @@ pub struct Segment {
     writeback_from: AtomicU64,
     /// How the map was advised last (see [`map_advice`]).
     advice: AtomicU8,
+    /// The value dictionary of a sealed compaction output with compressed
+    /// values, read from its first frame on first use (the text of the
+    /// damage if that frame does not decode).
+    dictionary: OnceLock<std::result::Result<Option<Arc<ValueDictionary>>, String>>,
 }
 
 /// How a segment's map is advised (see [`map_advice`]); stored as a `u8`.
@@ -201,6 +212,7 @@ impl Segment {
             obsolete: AtomicBool::new(false),
             writeback_from: AtomicU64::new(0),
             advice: AtomicU8::new(MapAdvice::Default as u8),
+            dictionary: OnceLock::new(),
         }
     }
 
@@ -287,6 +299,21 @@ impl Segment {
         let new_len = end.next_multiple_of(GROW_CHUNK).min(self.capacity());
         self.file.set_len(new_len)?;
         self.file_len.store(new_len, Ordering::Release);
+        Ok(())
+    }
+
+    /// Cuts the file of a segment being written that no other thread can
+    /// reach yet (a compaction output before it is published: nothing but
+    /// its writer holds it, and nothing reads past the written end) to
+    /// `len` bytes, if it is longer: an output created at a capacity its
+    /// compressed records did not fill does not keep a sparse tail.
+    pub(crate) fn cut_unpublished_to(&self, len: u64) -> io::Result<()> {
+        let current = self.file_len.load(Ordering::Acquire);
+        if len >= current || len < self.written() {
+            return Ok(());
+        }
+        self.file.set_len(len)?;
+        self.file_len.store(len, Ordering::Release);
         Ok(())
     }
 
@@ -464,6 +491,55 @@ impl Segment {
         Error::corruption(&self.path, offset, reason)
     }
 
+    /// The value of `record`, a record read from this segment's map: the
+    /// value field itself, or (for a compressed value, see FORMAT.md,
+    /// "Compressed values") the value decoded with the segment's
+    /// dictionary. Damage is a [`Error::Corruption`] naming this file and
+    /// the record's offset.
+    #[inline]
+    pub fn value_of<'a>(&self, record: &RecordView<'a>) -> Result<Cow<'a, [u8]>> {
+        match record.value_encoding {
+            ValueEncoding::Plain => Ok(Cow::Borrowed(record.value)),
+            ValueEncoding::Compressed => self.decompressed(record).map(Cow::Owned),
+        }
+    }
+
+    /// The offset of `record` (read from this segment's map) in the file.
+    fn offset_of(&self, record: &RecordView<'_>) -> u64 {
+        let base = self.bytes().as_ptr() as usize;
+        let header = match record.short {
+            true => SHORT_RECORD_HEADER_BYTES,
+            false => RECORD_HEADER_BYTES,
+        };
+        (record.key.as_ptr() as usize).saturating_sub(base + header) as u64
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn decompressed(&self, record: &RecordView<'_>) -> Result<Vec<u8>> {
+        let offset = self.offset_of(record);
+        let stored = record.value;
+        let dictionary = match self.dictionary() {
+            Ok(Some(dictionary)) => dictionary,
+            Ok(None) => {
+                let why = "a compressed value in a segment without a value dictionary";
+                return Err(self.damaged(offset, why.into()));
+            }
+            Err(why) => return Err(self.damaged(SEGMENT_HEADER_BYTES as u64, why)),
+        };
+        dictionary
+            .decompress(stored, MAX_VALUE_BYTES)
+            .map_err(|why| self.damaged(offset, why))
+    }
+
+    /// The segment's value dictionary, if its first frame is one (read
+    /// once; see [`FrameKind::ValueDictionary`]).
+    pub(crate) fn dictionary(&self) -> std::result::Result<Option<Arc<ValueDictionary>>, String> {
+        self.dictionary
+            .get_or_init(|| read_dictionary(self.written_bytes()))
+            .clone()
+    }
+
     /// The key of the record at `offset`, read from its header alone (see
     /// [`RecordView::key_of`]); `None` if it lies past the written data.
     #[inline]
@@ -507,6 +583,25 @@ impl Segment {
     pub(crate) fn mark_obsolete(&self) {
         self.obsolete.store(true, Ordering::Release);
     }
+}
+
+/// The value dictionary in the first frame of `written` (a segment's
+/// written bytes), if that frame is one.
+fn read_dictionary(written: &[u8]) -> std::result::Result<Option<Arc<ValueDictionary>>, String> {
+    let at = SEGMENT_HEADER_BYTES;
+    let Some(Ok(header)) = written.get(at..).map(FrameHeader::decode) else {
+        return Ok(None);
+    };
+    if header.kind != FrameKind::ValueDictionary {
+        return Ok(None);
+    }
+    let body = written
+        .get(at + FRAME_HEADER_BYTES..at + header.frame_len())
+        .ok_or("value dictionary frame runs past the written data")?;
+    if crate::format::crc::crc32c(body) != header.body_crc {
+        return Err("value dictionary frame checksum mismatch".into());
+    }
+    ValueDictionary::decode_body(body).map(|d| Some(Arc::new(d)))
 }
 
 impl Drop for Segment {

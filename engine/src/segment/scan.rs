@@ -9,6 +9,7 @@
 //! possible at the end of the active log segment, with no valid frame after
 //! it) or corruption.
 
+use crate::format::compressed_value::ValueDictionary;
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind, SealBody};
 use crate::format::record::{RecordView, SHORT_RECORD_HEADER_BYTES};
 use crate::format::segment_header::SEGMENT_HEADER_BYTES;
@@ -91,6 +92,14 @@ pub fn scan_frames_from<'a>(
                 out.watermark = out.watermark.max(offset);
                 at += len;
             }
+            Ok(Frame::ValueDictionary(len)) if at == SEGMENT_HEADER_BYTES => at += len,
+            Ok(Frame::ValueDictionary(_)) => {
+                out.damage = Some(Damage {
+                    offset: at as u64,
+                    reason: "a value dictionary frame after the segment's first frame".into(),
+                });
+                return out;
+            }
             Ok(Frame::Batch(records, len)) => {
                 for (rel, record) in records {
                     on_record((at + rel) as u64, record);
@@ -154,6 +163,7 @@ enum Frame<'a> {
     Seal(SealBody, usize),
     SequenceMark(u64, usize),
     Watermark(u64, usize),
+    ValueDictionary(usize),
 }
 
 fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
@@ -176,6 +186,10 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
             Ok(offset) => Ok(Frame::Watermark(u64::from_le_bytes(offset), len)),
             Err(_) => Err("watermark body is not 8 bytes".into()),
         },
+        FrameKind::ValueDictionary => {
+            ValueDictionary::decode_body(body)?;
+            Ok(Frame::ValueDictionary(len))
+        }
     }
 }
 

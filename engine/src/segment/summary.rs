@@ -40,7 +40,7 @@ pub struct SegmentSummary {
     /// Bytes of the records' keys (a range delete's first key).
     pub key_bytes: u64,
     /// Bytes of the records' values and merge operands (a range delete's
-    /// end key).
+    /// end key), as stored: a compressed value counts its stored bytes.
     pub value_bytes: u64,
     /// The smallest and the largest sequence number of its records here.
     pub seq_range: (u64, u64),

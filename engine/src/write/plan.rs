@@ -196,7 +196,11 @@ fn current_base(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<MergeBase>
     if ks.range_tombstones().hides(key, record.seq, u64::MAX) {
         return Ok(MergeBase::Absent);
     }
-    Ok(MergeBase::of(record.kind, record.merge_state, record.value))
+    let value = match record.holds_value() {
+        true => segment.value_of(&record)?,
+        false => std::borrow::Cow::Borrowed(record.value),
+    };
+    Ok(MergeBase::of(record.kind, record.merge_state, &value))
 }
 
 fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {

@@ -9,6 +9,7 @@
 
 mod spare;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -68,24 +69,44 @@ impl<'a> Entry<'a> {
 
 /// A buffered entry: byte ranges in one of the cursor's pinned segments.
 /// Plain offsets, so buffering an entry touches no reference count (an
-/// `Arc` per entry cost two locked instructions per entry).
+/// `Arc` per entry cost two locked instructions per entry). A value stored
+/// compressed is decoded into the cursor's [`Cursor::decoded`] buffer, and
+/// its range is in there.
 #[derive(Clone, Copy, Debug)]
 struct Buffered {
     /// Index into [`Cursor::pins`].
     pin: usize,
     key: (usize, usize),
     value: (usize, usize),
+    /// Whether `value` is a range of [`Cursor::decoded`].
+    decoded: bool,
 }
 
 impl Buffered {
-    fn new(pin: usize, segment: &Segment, key: &[u8], value: &[u8]) -> Self {
+    /// An entry whose value is `value`: borrowed from `segment`'s map, or
+    /// decoded, in which case it is appended to `decoded`.
+    fn new(
+        pin: usize,
+        segment: &Segment,
+        key: &[u8],
+        value: Cow<'_, [u8]>,
+        decoded: &mut Vec<u8>,
+    ) -> Self {
         let base = segment.bytes().as_ptr() as usize;
         let k = key.as_ptr() as usize - base;
-        let v = value.as_ptr() as usize - base;
+        let len = value.len();
+        let (v, in_decoded) = match value {
+            Cow::Borrowed(value) => (value.as_ptr() as usize - base, false),
+            Cow::Owned(value) => {
+                decoded.extend_from_slice(&value);
+                (decoded.len() - value.len(), true)
+            }
+        };
         Buffered {
             pin,
             key: (k, k + key.len()),
-            value: (v, v + value.len()),
+            value: (v, v + len),
+            decoded: in_decoded,
         }
     }
 }
@@ -133,6 +154,9 @@ pub struct Cursor {
     /// How far the kernel was asked to read ahead in each segment, by
     /// segment id (see [`read_ahead`]); emptied by a seek or a turn.
     read_ahead_to: Vec<(u32, u64)>,
+    /// The values of the buffered entries (and the current one) that were
+    /// stored compressed, decoded; emptied by every refill, as `pins`.
+    decoded: Vec<u8>,
 }
 
 impl Cursor {
@@ -154,6 +178,7 @@ impl Cursor {
             error: None,
             chunk: FIRST_CHUNK,
             read_ahead_to: Vec::new(),
+            decoded: Vec::new(),
         }
     }
 
@@ -175,7 +200,7 @@ impl Cursor {
         let bytes = self.pins[b.pin].bytes();
         Some(Entry {
             key: &bytes[b.key.0..b.key.1],
-            value: &bytes[b.value.0..b.value.1],
+            value: self.value_of(b),
         })
     }
 
@@ -192,7 +217,16 @@ impl Cursor {
     #[inline]
     pub fn value(&self) -> Option<&[u8]> {
         let b = self.current?;
-        Some(&self.pins[b.pin].bytes()[b.value.0..b.value.1])
+        Some(self.value_of(b))
+    }
+
+    /// The value of the buffered entry `b`.
+    #[inline]
+    fn value_of(&self, b: Buffered) -> &[u8] {
+        match b.decoded {
+            false => &self.pins[b.pin].bytes()[b.value.0..b.value.1],
+            true => &self.decoded[b.value.0..b.value.1],
+        }
     }
 
     /// The error that stopped the cursor, if any (it is then not valid).
@@ -356,6 +390,7 @@ impl Cursor {
         let verify = shared.options.verify_checksums;
         let refilled = through_loaded_table(&shared.segments, Retry::Patiently, |table, guard| {
             self.pins.clear();
+            self.decoded.clear();
             self.ahead.clear();
             self.ahead.reserve(self.chunk);
             payloads.clear();
@@ -407,7 +442,7 @@ impl Cursor {
                 // as they are, without going through a `Version`.
                 let seen = match head {
                     Some((segment, record)) if record.seq <= seq && record.holds_value() => {
-                        Some((segment, record.key, record.value, record.seq))
+                        Some((segment, record))
                     }
                     _ => {
                         let version = match head {
@@ -415,7 +450,7 @@ impl Cursor {
                             None => visible_version(&table, &relocations, loc, None, seq, verify)?,
                         };
                         match version {
-                            Version::Put(segment, r) => Some((segment, r.key, r.value, r.seq)),
+                            Version::Put(segment, r) => Some((segment, r)),
                             Version::Absent => None,
                             Version::Retry => {
                                 retry = true;
@@ -424,15 +459,16 @@ impl Cursor {
                         }
                     }
                 };
-                if let Some((segment, key, value, version_seq)) = seen
-                    && self.range.contains(key)
+                if let Some((segment, record)) = seen
+                    && self.range.contains(record.key)
                     && !tombstones
                         .as_ref()
-                        .is_some_and(|t| t.hides(key, version_seq, seq))
+                        .is_some_and(|t| t.hides(record.key, record.seq, seq))
                 {
                     let pin = pin_of(&mut self.pins, segment);
-                    self.ahead
-                        .push_back(Buffered::new(pin, segment, key, value));
+                    let value = segment.value_of(&record)?;
+                    let entry = Buffered::new(pin, segment, record.key, value, &mut self.decoded);
+                    self.ahead.push_back(entry);
                 }
             }
             if retry {
