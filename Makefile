@@ -76,7 +76,7 @@ bench: toolchain
 # crate). New inputs go to target/fuzz/corpus; the committed seeds in
 # fuzz/corpus are only read. A crash, a panic, a leak or an input that runs
 # longer than 10 s fails the run; the input is kept in fuzz/artifacts/.
-FUZZ_TARGETS = ops_model recover_bytes write_batch_from_data index_ops index_checkpoint
+FUZZ_TARGETS = ops_model recover_bytes write_batch_from_data index_ops index_checkpoint compressed_value
 FUZZ_DIR = $(CURDIR)/target/fuzz
 FUZZ_RUN = RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz run
 

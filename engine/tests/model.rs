@@ -10,7 +10,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use alexdb_engine::format::index_checkpoint::INDEX_FILE;
-use alexdb_engine::{Db, KeyRange, KeyspaceId, Snapshot, WriteBatch, WriteOptions};
+use alexdb_engine::{Compression, Db, KeyRange, KeyspaceId, Snapshot, WriteBatch, WriteOptions};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
 type Model = Vec<BTreeMap<Vec<u8>, Vec<u8>>>;
@@ -98,9 +98,19 @@ fn small_key(g: &mut Gen) -> u16 {
     u16::arbitrary(g) % 48
 }
 
+/// Random bytes, or (half the time) a short pattern repeated: a value
+/// that compresses, so that keyspaces with compression on hold compressed
+/// values after compaction.
 fn value(g: &mut Gen) -> Vec<u8> {
-    let len = usize::arbitrary(g) % 40;
-    (0..len).map(|_| u8::arbitrary(g)).collect()
+    if bool::arbitrary(g) {
+        let len = usize::arbitrary(g) % 40;
+        return (0..len).map(|_| u8::arbitrary(g)).collect();
+    }
+    let pattern: Vec<u8> = (0..1 + usize::arbitrary(g) % 4)
+        .map(|_| u8::arbitrary(g))
+        .collect();
+    let len = 16 + usize::arbitrary(g) % 112;
+    pattern.iter().copied().cycle().take(len).collect()
 }
 
 impl Arbitrary for Op {
@@ -528,8 +538,15 @@ impl Harness {
 }
 
 /// The test's merge function: appends the operand to the value.
+/// Gives every keyspace the appending merge function, and the keyspaces
+/// after the first compressed values.
 fn set_append_merge(db: &Db, ids: &[KeyspaceId]) {
-    for id in ids {
+    for (i, id) in ids.iter().enumerate() {
+        let compression = match i {
+            0 => Compression::None,
+            _ => Compression::Lz4,
+        };
+        db.set_compression(*id, compression).unwrap();
         let f = |_: &[u8], existing: Option<&[u8]>, operand: &[u8]| {
             let mut v = existing.unwrap_or_default().to_vec();
             v.extend_from_slice(operand);

@@ -25,6 +25,9 @@ const DICTIONARY_HEADER_BYTES: usize = 8;
 /// 64 KiB).
 pub const MAX_DICTIONARY_BYTES: usize = 64 << 10;
 
+/// The most an LZ4 block's decoded bytes can outnumber its own.
+const MAX_EXPANSION: usize = 255;
+
 /// A segment's value dictionary, decoded from its frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueDictionary {
@@ -104,6 +107,9 @@ impl ValueDictionary {
     /// error, never a panic.
     pub fn decompress(&self, stored: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         let (len, used) = read_varint(stored).ok_or("compressed value length does not read")?;
+        // An LZ4 block expands at most 255-fold: a larger claim is damage,
+        // and must not cost an allocation of that size.
+        let limit = limit.min(stored.len().saturating_mul(MAX_EXPANSION));
         let len = usize::try_from(len)
             .ok()
             .filter(|&n| n <= limit)

@@ -653,6 +653,34 @@ mod tests {
     }
 
     #[test]
+    fn a_short_put_may_hold_its_value_compressed_and_a_short_delete_may_not() {
+        let mut out = Vec::new();
+        sample(&mut out);
+        let long = RecordView::parse(&out).unwrap();
+        let mut short = Vec::new();
+        append_short(&long, ValueEncoding::Compressed, b"stored", &mut short);
+        let r = RecordView::parse(&short).unwrap();
+        assert!(r.checksum_ok());
+        assert_eq!(
+            (r.value_encoding, r.value, r.key),
+            (ValueEncoding::Compressed, &b"stored"[..], &b"key"[..])
+        );
+        assert_eq!(short.len(), short_len(3, 6));
+        let mut delete = short.clone();
+        delete[KIND_AT] = SHORT_FLAG | RecordKind::Delete.code();
+        assert_eq!(
+            RecordView::parse(&delete).unwrap_err(),
+            RecordDamage::UnknownValueEncoding(1)
+        );
+        let mut unknown = short.clone();
+        unknown[KIND_AT + 1] = 2;
+        assert_eq!(
+            RecordView::parse(&unknown).unwrap_err(),
+            RecordDamage::UnknownValueEncoding(2)
+        );
+    }
+
+    #[test]
     fn merges_and_long_keys_keep_the_long_form() {
         let mut out = Vec::new();
         encode_into(
