@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::engines::EngineKind;
-use crate::keys::Keyset;
+use crate::keys::{Keyset, ValueKind};
 use crate::workloads::Workload;
 
 /// Compares AlexDB with RocksDB, SQLite and LMDB side by side: each engine
@@ -21,6 +21,12 @@ pub struct Cli {
     /// Value sizes in bytes, comma-separated (e.g. 64,256,1024).
     #[arg(long = "value-size", value_delimiter = ',', default_values_t = [100usize])]
     pub value_sizes: Vec<usize>,
+
+    /// What the values hold: `random` bytes (incompressible) or JSON-like
+    /// `text` (compressible; `disk-bytes` then shows what compression
+    /// saves).
+    #[arg(long, value_enum, default_value = "random")]
+    pub values: ValueKind,
 
     /// Key sets, comma-separated (`skewed` on request: long shared prefixes
     /// and trailing zero bytes). Zipfian access runs on every key set as

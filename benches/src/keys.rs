@@ -44,6 +44,41 @@ pub enum Keyset {
     Skewed,
 }
 
+/// What the values hold.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueKind {
+    /// Random bytes: nothing compresses them.
+    #[default]
+    Random,
+    /// JSON-like text (repeated field names, dates, small numbers, words),
+    /// as many applications store: compressible.
+    Text,
+}
+
+impl ValueKind {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::Random => "random",
+            ValueKind::Text => "text",
+        }
+    }
+}
+
 impl Keyset {
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -122,8 +157,8 @@ pub struct DataSet {
 
 impl DataSet {
     /// Generates `n` present and `n` absent keys of `keyset`, with values of
-    /// `value_size` bytes.
-    pub fn generate(keyset: Keyset, n: usize, value_size: usize) -> Self {
+    /// `value_size` bytes of `values`.
+    pub fn generate(keyset: Keyset, n: usize, value_size: usize, values: ValueKind) -> Self {
         let (present, absent) = match keyset {
             Keyset::Uniform => uniform(n),
             Keyset::Sequential => sequential(n),
@@ -133,7 +168,7 @@ impl DataSet {
         DataSet {
             present,
             absent,
-            values: ValuePool::new(value_size),
+            values: ValuePool::new(value_size, values),
         }
     }
 
@@ -250,10 +285,21 @@ struct ValuePool {
 }
 
 impl ValuePool {
-    fn new(size: usize) -> Self {
+    /// A megabyte (plus one value) of `kind` to cut values from.
+    fn new(size: usize, kind: ValueKind) -> Self {
         let mut rng = Xorshift::new(0xA1E7);
         let len = (1 << 20) + size;
-        let bytes = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let bytes = match kind {
+            ValueKind::Random => (0..len).map(|_| rng.next_u64() as u8).collect(),
+            ValueKind::Text => {
+                let mut text = Vec::with_capacity(len + 512);
+                while text.len() < len {
+                    text.extend_from_slice(json_record(&mut rng).as_bytes());
+                }
+                text.truncate(len);
+                text
+            }
+        };
         ValuePool { size, bytes }
     }
 
@@ -261,6 +307,41 @@ impl ValuePool {
         let start = selector % (self.bytes.len() - self.size);
         &self.bytes[start..start + self.size]
     }
+}
+
+/// One JSON-like record of about 300 bytes: fixed field names, a date,
+/// small numbers and a few words drawn from short lists.
+fn json_record(rng: &mut Xorshift) -> String {
+    const STATUS: [&str; 3] = ["active", "pending", "closed"];
+    const CITY: [&str; 4] = ["Springfield", "Shelbyville", "Ogdenville", "Brockway"];
+    const TAG: [&str; 5] = ["red", "green", "blue", "gold", "silver"];
+    let mut n = |below: u64| rng.below(below);
+    format!(
+        "{{\"id\":{},\"user\":\"user{:06}\",\"email\":\"user{:06}@example.com\",\
+         \"created_at\":\"2026-{:02}-{:02}T{:02}:{:02}:{:02}Z\",\"status\":\"{}\",\
+         \"score\":{},\"balance\":{}.{:02},\"tags\":[\"{}\",\"{}\"],\
+         \"address\":{{\"street\":\"{} Main Street\",\"city\":\"{}\",\"zip\":\"{:05}\"}},\
+         \"active\":{},\"visits\":{}}}\n",
+        n(10_000_000),
+        n(1_000_000),
+        n(1_000_000),
+        n(12) + 1,
+        n(28) + 1,
+        n(24),
+        n(60),
+        n(60),
+        STATUS[n(3) as usize],
+        n(100),
+        n(100_000),
+        n(100),
+        TAG[n(5) as usize],
+        TAG[n(5) as usize],
+        n(9_999),
+        CITY[n(4) as usize],
+        n(99_999),
+        n(2) == 0,
+        n(1_000),
+    )
 }
 
 /// Indexes into the present keys, uniformly at random.
@@ -305,7 +386,7 @@ mod tests {
             Keyset::Strings,
             Keyset::Skewed,
         ] {
-            let d = DataSet::generate(keyset, 5_000, 100);
+            let d = DataSet::generate(keyset, 5_000, 100, ValueKind::Random);
             let present: HashSet<&[u8]> = (0..d.present.len()).map(|i| d.present.get(i)).collect();
             assert_eq!(present.len(), 5_000, "{keyset:?} keys are distinct");
             assert!((0..d.absent.len()).all(|i| !present.contains(d.absent.get(i))));
@@ -314,8 +395,8 @@ mod tests {
 
     #[test]
     fn generation_is_deterministic() {
-        let a = DataSet::generate(Keyset::Uniform, 1_000, 64);
-        let b = DataSet::generate(Keyset::Uniform, 1_000, 64);
+        let a = DataSet::generate(Keyset::Uniform, 1_000, 64, ValueKind::Random);
+        let b = DataSet::generate(Keyset::Uniform, 1_000, 64, ValueKind::Random);
         assert_eq!(a.present.get(999), b.present.get(999));
         assert_eq!(a.value(5, 0), b.value(5, 0));
         assert_ne!(a.value(5, 0), a.value(5, 1));
@@ -324,14 +405,14 @@ mod tests {
 
     #[test]
     fn string_keys_share_a_long_prefix() {
-        let d = DataSet::generate(Keyset::Strings, 10, 100);
+        let d = DataSet::generate(Keyset::Strings, 10, 100, ValueKind::Random);
         assert!(d.present.get(3).starts_with(STRING_PREFIX.as_bytes()));
         assert_eq!(d.present.get(3).len(), 25);
     }
 
     #[test]
     fn skewed_keys_share_prefixes_and_end_in_zeros() {
-        let d = DataSet::generate(Keyset::Skewed, 100, 100);
+        let d = DataSet::generate(Keyset::Skewed, 100, 100, ValueKind::Random);
         let key = d.present.get(7);
         assert_eq!(key.len(), 31);
         assert!(key.starts_with(b"tenant/000"));
@@ -340,7 +421,7 @@ mod tests {
 
     #[test]
     fn hot_keys_sit_between_two_loaded_keys() {
-        let d = DataSet::generate(Keyset::Strings, 1_000, 8);
+        let d = DataSet::generate(Keyset::Strings, 1_000, 8, ValueKind::Random);
         let sorted = d.sorted_order();
         let (lo, hi) = (sorted[500] as usize, sorted[501] as usize);
         let hot = d.hot_keys(lo, 100);
@@ -352,13 +433,30 @@ mod tests {
 
     #[test]
     fn sorted_order_sorts() {
-        let d = DataSet::generate(Keyset::Uniform, 1_000, 8);
+        let d = DataSet::generate(Keyset::Uniform, 1_000, 8, ValueKind::Random);
         let order = d.sorted_order();
         assert!(
             order
                 .windows(2)
                 .all(|w| d.present.get(w[0] as usize) < d.present.get(w[1] as usize))
         );
+    }
+
+    #[test]
+    fn text_values_are_json_like_and_repeat_their_field_names() {
+        let d = DataSet::generate(Keyset::Uniform, 1_000, 400, ValueKind::Text);
+        let value = d.value(17, 0);
+        assert_eq!(value.len(), 400);
+        assert!(
+            value
+                .iter()
+                .all(|b| b.is_ascii_graphic() || *b == b' ' || *b == b'\n')
+        );
+        let pool = &d.values.bytes;
+        let field = b"\"created_at\":\"2026-";
+        let repeats = pool.windows(field.len()).filter(|w| w == field).count();
+        assert!(repeats > 2_000, "{repeats} records in a megabyte");
+        assert_ne!(d.value(1, 0), d.value(2, 0));
     }
 
     #[test]

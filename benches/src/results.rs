@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engines::EngineKind;
-use crate::keys::Keyset;
+use crate::keys::{Keyset, ValueKind};
 use crate::latency::Latency;
 use crate::machine::Machine;
 use crate::workloads::Workload;
@@ -20,13 +20,21 @@ pub struct Scenario {
     pub keys: usize,
     /// Bytes per value.
     pub value_size: usize,
+    /// What the values hold (results written before this field read as
+    /// random).
+    #[serde(default)]
+    pub values: ValueKind,
 }
 
 impl Scenario {
     /// A heading such as "uniform · 1,000,000 keys · 100 B values".
     pub fn label(&self) -> String {
+        let text = match self.values {
+            ValueKind::Random => "",
+            ValueKind::Text => " text",
+        };
         format!(
-            "{} · {} keys · {} B values",
+            "{} · {} keys · {} B{text} values",
             self.keyset.name(),
             thousands(self.keys as u64),
             self.value_size

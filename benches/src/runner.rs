@@ -117,6 +117,7 @@ fn scenarios(cli: &Cli) -> Vec<Scenario> {
                     keyset,
                     keys,
                     value_size,
+                    values: cli.values,
                 });
             }
         }
@@ -171,6 +172,7 @@ fn run_child(cli: &Cli, run: &Run, data_dir: &Path) -> Result<ChildOutput> {
         .args(["--keyset", run.scenario.keyset.name()])
         .args(["--keys", &run.scenario.keys.to_string()])
         .args(["--value-size", &run.scenario.value_size.to_string()])
+        .args(["--values", run.scenario.values.name()])
         .args(["--ops", &cli.ops.to_string()])
         .args(["--workloads", &workloads.join(",")])
         .arg("--data-dir")

@@ -17,7 +17,7 @@ use crate::engines::rocksdb::{RocksDefault, RocksTuned};
 use crate::engines::sqlite::Sqlite;
 use crate::engines::{Engine, EngineKind, Sizing};
 use crate::error::{BenchError, Result};
-use crate::keys::{DataSet, Keyset, uniform_order};
+use crate::keys::{DataSet, Keyset, ValueKind, uniform_order};
 use crate::measure::{allocated_bytes, peak_rss_bytes};
 use crate::results::ChildOutput;
 use crate::workloads::{self as w, Timed, Workload};
@@ -54,6 +54,7 @@ pub struct Job {
     keyset: Keyset,
     keys: usize,
     value_size: usize,
+    values: ValueKind,
     ops: usize,
     workloads: Vec<Workload>,
 }
@@ -70,6 +71,7 @@ impl Job {
                 .value_sizes
                 .first()
                 .ok_or_else(|| missing("--value-size"))?,
+            values: cli.values,
             ops: cli.ops,
             workloads: cli.workloads.clone(),
         })
@@ -91,7 +93,7 @@ pub fn run(job: &Job, data_dir: Option<&Path>) -> Result<ChildOutput> {
             job.keyset.name()
         )));
     }
-    let data = DataSet::generate(job.keyset, job.keys, job.value_size);
+    let data = DataSet::generate(job.keyset, job.keys, job.value_size, job.values);
     let dir = match data_dir {
         Some(d) => tempfile::Builder::new()
             .prefix("alexdb-bench-")

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::{Duration, Instant};
 
-use alexdb_engine::{Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
+use alexdb_engine::{Compression, Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
 
 use crate::comparator::Comparator;
 use crate::db::access::Access;
@@ -129,6 +129,7 @@ impl FamilyInfo {
                 merge_operator.as_ref().map(MergeOperator::engine_function),
             )
             .rocks()?;
+        engine.set_compression(id, compression_of(opts)).rocks()?;
         let info = Self {
             name: name.to_owned(),
             prefix_extractor: opts.prefix_extractor.clone(),
@@ -149,6 +150,26 @@ impl FamilyInfo {
         };
         info.check_supported()?;
         Ok(info)
+    }
+}
+
+/// How the engine's compaction stores a column family's values, from the
+/// RocksDB compression the options name: the bottommost level's type if
+/// set (the data compaction writes is what RocksDB keeps at its last
+/// level), else the last level's of `set_compression_per_level`, else
+/// `set_compression_type`'s, else RocksDB's default (Snappy). Every type
+/// but `None` is the engine's one codec, LZ4 with a dictionary per output
+/// (see `docs/compatibility.md`).
+fn compression_of(opts: &Options) -> Compression {
+    let named = opts
+        .recorded
+        .get("bottommost_compression")
+        .or(opts.compression_per_level.last().copied())
+        .or(opts.recorded.get("compression"))
+        .unwrap_or("Snappy");
+    match named {
+        "NoCompression" => Compression::None,
+        _ => Compression::Lz4,
     }
 }
 
