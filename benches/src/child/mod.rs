@@ -137,6 +137,9 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
     })?;
     record_index_bytes(&mut out, job, &engine, Workload::IndexBytes, n)?;
     settle(&mut out, job, &mut engine)?;
+    record(&mut out, job, Workload::DiskSettled, || {
+        Ok(allocated_bytes(dir)? as f64 / MIB)
+    })?;
     warm_up(&mut engine, data, job.ops.min(n))?;
     reads::run(&mut engine, job, data, &mut out)?;
     let mut steps = Steps {

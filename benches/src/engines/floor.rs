@@ -191,6 +191,7 @@ impl Engine for Floor {
                 | Workload::Seek10
                 | Workload::Scan
                 | Workload::DiskBytes
+                | Workload::DiskSettled
                 | Workload::IndexBytes
                 | Workload::PeakRss
         )

@@ -107,6 +107,7 @@ impl<S: I64Storage> Engine for I64Engine<S> {
                 | Workload::GetZipf
                 | Workload::Mixed
                 | Workload::DiskBytes
+                | Workload::DiskSettled
                 | Workload::PeakRss
         )
     }

@@ -131,6 +131,10 @@ pub enum Workload {
     DeleteHeavyReopen,
     /// Allocated disk blocks after the reopen.
     DiskBytes,
+    /// Allocated disk blocks once the background compactions the load left
+    /// have finished (after `settle`).
+    #[value(skip)]
+    DiskSettled,
     /// Peak resident memory of the process (VmHWM).
     PeakRss,
     /// Bytes of the in-memory index per key.
@@ -139,7 +143,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 29] = [
+    pub const ALL: [Workload; 30] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -167,6 +171,7 @@ impl Workload {
         Workload::Reopen,
         Workload::Settle,
         Workload::DiskBytes,
+        Workload::DiskSettled,
         Workload::PeakRss,
         Workload::IndexBytes,
     ];
@@ -201,6 +206,7 @@ impl Workload {
             Workload::DeleteHeavyIndex => "delete-heavy-index",
             Workload::DeleteHeavyReopen => "delete-heavy-reopen",
             Workload::DiskBytes => "disk-bytes",
+            Workload::DiskSettled => "disk-settled",
             Workload::PeakRss => "peak-rss",
             Workload::IndexBytes => "index-bytes",
         }
@@ -212,7 +218,7 @@ impl Workload {
             Workload::Load | Workload::MultiGet | Workload::Flood => Unit::NanosPerKey,
             Workload::Reopen | Workload::Settle | Workload::DeleteHeavyReopen => Unit::Millis,
             Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
-            Workload::DiskBytes | Workload::PeakRss => Unit::MiB,
+            Workload::DiskBytes | Workload::DiskSettled | Workload::PeakRss => Unit::MiB,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
             Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
@@ -304,6 +310,11 @@ impl Workload {
                 "close and open again after `delete-heavy` and compaction"
             }
             Workload::DiskBytes => "allocated disk blocks of the store after the reopen",
+            Workload::DiskSettled => {
+                "allocated disk blocks once the compactions the load left behind have run \
+                 (after `settle`: RocksDB's flushes and compactions, AlexDB's key ordering, \
+                 which is when it compresses)"
+            }
             Workload::PeakRss => "peak resident set (VmHWM) of the engine's process",
             Workload::IndexBytes => {
                 "bytes of the in-memory index per key, after the reopen (see below)"
@@ -318,6 +329,7 @@ impl Workload {
             Workload::Writers1 => Workload::Writers4,
             Workload::DeleteRange10 => Workload::DeleteRange,
             Workload::FloodDisk => Workload::Flood,
+            Workload::DiskSettled => Workload::DiskBytes,
             Workload::DeleteHeavyDisk
             | Workload::DeleteHeavyIndex
             | Workload::DeleteHeavyReopen => Workload::DeleteHeavy,
