@@ -21,7 +21,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use alexdb_engine::format::index_checkpoint::INDEX_FILE;
-use alexdb_engine::{Db, Error, Options, WriteBatch, WriteOptions};
+use alexdb_engine::{Compression, Db, Error, Options, WriteBatch, WriteOptions};
 
 const CASES_AT_LEAST: usize = 5_000;
 
@@ -29,12 +29,14 @@ fn options() -> Options {
     common::quiet_options()
 }
 
-/// A database with sealed log segments, a compaction output, an active
-/// segment with watermark frames, two keyspaces and deletes. Returns its
-/// state.
+/// A database with sealed log segments, a compaction output (with a value
+/// dictionary and compressed values: keyspace `other` is compressed), an
+/// active segment with watermark frames, two keyspaces and deletes.
+/// Returns its state.
 fn build(dir: &Path) -> State {
     let db = Db::open(dir, options()).unwrap();
     let other = db.create_keyspace("other").unwrap();
+    db.set_compression(other, Compression::Lz4).unwrap();
     let default = db.keyspace("default").unwrap();
     for round in 0..5u32 {
         for i in 0..120u32 {
@@ -233,6 +235,12 @@ fn every_damaged_field_of_every_file_is_reported_or_harmless() {
     let expected = build(dir.path());
     let with_checkpoint = pristine(dir.path());
     assert!(with_checkpoint.iter().any(|f| f.derived));
+    assert!(
+        with_checkpoint
+            .iter()
+            .any(|f| f.frames.first().is_some_and(|&at| f.bytes[at + 4] == 5)),
+        "no compaction output with a value dictionary to damage"
+    );
     let mut total = run_matrix(dir.path(), &with_checkpoint, &expected);
     fs::remove_file(dir.path().join(INDEX_FILE)).unwrap();
     let without = pristine(dir.path());
