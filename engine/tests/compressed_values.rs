@@ -260,3 +260,42 @@ fn a_damaged_dictionary_is_corruption_naming_the_file() {
     let e = Db::open(dir.path(), common::manual_compaction_options()).unwrap_err();
     assert!(e.is_corruption() && e.to_string().contains(&name), "{e}");
 }
+
+/// The bodies of the database's value-dictionary frames.
+fn dictionaries(dir: &std::path::Path) -> Vec<Vec<u8>> {
+    common::segment_files(dir)
+        .into_iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            (bytes.get(64 + 4) == Some(&5)).then(|| {
+                let body_len = u32::from_le_bytes(bytes[72..76].try_into().unwrap()) as usize;
+                bytes[64 + 24..64 + 24 + body_len].to_vec()
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_merge_of_runs_keeps_the_largest_runs_dictionary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, ks) = open_compressed(dir.path());
+    let mut model = BTreeMap::new();
+    write_round(&db, ks, 1, &mut model);
+    db.compact().unwrap();
+    let first = dictionaries(dir.path());
+    assert!(!first.is_empty(), "compressed runs");
+    let mut batch = WriteBatch::new();
+    for i in 0..300 {
+        let (k, v) = (key(KEYS + i), json(KEYS + i, 2));
+        batch.put(ks, &k, &v);
+        model.insert(k, v);
+    }
+    db.write(&batch, &WriteOptions::default()).unwrap();
+    db.compact().unwrap();
+    let after = dictionaries(dir.path());
+    assert!(
+        after.iter().any(|d| first.contains(d)),
+        "the merged run took over the large run's dictionary"
+    );
+    check_reads(&db, ks, &model);
+}

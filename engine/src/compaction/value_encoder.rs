@@ -3,6 +3,8 @@
 //! written, and each short record written with its value compressed with
 //! it, decoded, or as it was.
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::format::compressed_value::ValueDictionary;
 use crate::format::record::{RecordKind, RecordView, ValueEncoding, append_short};
@@ -24,29 +26,54 @@ const PROBES: usize = 16;
 pub(super) struct ValueEncoder {
     /// `None`: no value is compressed (no keyspace of the output asks for
     /// it, or its values do not compress).
-    dictionary: Option<ValueDictionary>,
+    dictionary: Option<Arc<ValueDictionary>>,
+    /// The input whose dictionary the output takes over, if it does: its
+    /// compressed values are copied as they are.
+    inherited_from: Option<u32>,
 }
 
 impl ValueEncoder {
     /// The encoder for an output holding `copies` (decided and in key
-    /// order): a dictionary sampled from the values that may be
-    /// compressed, if some of those, compressed with it, shrink by an
-    /// eighth or more.
+    /// order). Its dictionary is that of the input contributing the most
+    /// values that may be compressed, if the input has one and it still
+    /// pays (so the bulk of a merge of runs, the largest run, is copied
+    /// without decoding and encoding again each time runs merge); else one
+    /// sampled from those values, if some of them, compressed with it,
+    /// shrink by an eighth or more.
     pub(super) fn for_copies(copies: &[Copy<'_>]) -> Result<Self> {
         let eligible: Vec<&Copy<'_>> = copies.iter().filter(|c| may_compress(c)).collect();
         if eligible.is_empty() {
-            return Ok(ValueEncoder { dictionary: None });
+            return Ok(ValueEncoder::plain());
+        }
+        if let Some((input, dictionary)) = largest_input_dictionary(&eligible)
+            && compresses(&dictionary, &eligible)?
+        {
+            return Ok(ValueEncoder {
+                dictionary: Some(dictionary),
+                inherited_from: Some(input),
+            });
         }
         let dictionary = ValueDictionary::new(sample(&eligible)?);
-        let worth_it = compresses(&dictionary, &eligible)?;
-        Ok(ValueEncoder {
-            dictionary: worth_it.then_some(dictionary),
-        })
+        match compresses(&dictionary, &eligible)? {
+            true => Ok(ValueEncoder {
+                dictionary: Some(Arc::new(dictionary)),
+                inherited_from: None,
+            }),
+            false => Ok(ValueEncoder::plain()),
+        }
+    }
+
+    /// An encoder that compresses nothing.
+    fn plain() -> Self {
+        ValueEncoder {
+            dictionary: None,
+            inherited_from: None,
+        }
     }
 
     /// The dictionary the output holds, if any.
     pub(super) fn dictionary(&self) -> Option<&ValueDictionary> {
-        self.dictionary.as_ref()
+        self.dictionary.as_deref()
     }
 
     /// Appends `c`, whose output form is short, to `out`: its value
@@ -63,7 +90,13 @@ impl ValueEncoder {
             .dictionary
             .as_ref()
             .filter(|_| record.kind == RecordKind::Put && wants_compression(c));
-        if compress.is_none() && record.short && record.value_encoding == ValueEncoding::Plain {
+        let unchanged = match record.value_encoding {
+            ValueEncoding::Plain => compress.is_none(),
+            ValueEncoding::Compressed => {
+                compress.is_some() && self.inherited_from == Some(c.input.id())
+            }
+        };
+        if unchanged && record.short {
             out.extend_from_slice(c.raw);
             return Ok(());
         }
@@ -98,6 +131,22 @@ fn value_of(c: &Copy<'_>) -> Result<Vec<u8>> {
         crate::error::Error::corruption(input, c.old.offset(), damage.to_string())
     })?;
     Ok(c.input.value_of(&record)?.into_owned())
+}
+
+/// The dictionary of the input that holds the most of `eligible`, if
+/// that input has one (a damaged one counts as none: its values are then
+/// decoded, and the damage reported, as they are copied).
+fn largest_input_dictionary(eligible: &[&Copy<'_>]) -> Option<(u32, Arc<ValueDictionary>)> {
+    let mut counts: Vec<(u32, usize)> = Vec::new();
+    for c in eligible {
+        match counts.iter_mut().find(|(id, _)| *id == c.input.id()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c.input.id(), 1)),
+        }
+    }
+    let (largest, _) = counts.into_iter().max_by_key(|&(_, n)| n)?;
+    let input = eligible.iter().find(|c| c.input.id() == largest)?.input;
+    Some((largest, input.dictionary().ok()??))
 }
 
 /// Up to [`DICTIONARY_BYTES`] of values picked evenly from `eligible`
