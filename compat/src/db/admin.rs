@@ -194,12 +194,14 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     /// applies them to the default column family. `disable_auto_compactions`
     /// pauses or resumes background compaction (see
     /// [`Options::set_disable_auto_compactions`](crate::Options::set_disable_auto_compactions));
-    /// the other options RocksDB can change at run time are tuning knobs
-    /// AlexDB does not have, accepted and ignored.
+    /// `compression` and `bottommost_compression` turn compression on or
+    /// off for what compaction writes from now on; the other options
+    /// RocksDB can change at run time are tuning knobs AlexDB does not
+    /// have, accepted and ignored.
     pub fn set_options(&self, opts: &[(&str, &str)]) -> Result<(), Error> {
         crate::options::validate_set_options(opts)?;
         self.core().set_auto_compactions_option(0, opts);
-        Ok(())
+        self.core().set_compression_option(0, opts)
     }
 
     /// [`Self::set_options`] for column family `cf`.
@@ -210,7 +212,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
     ) -> Result<(), Error> {
         crate::options::validate_set_options(opts)?;
         self.core().set_auto_compactions_option(cf.cf_id(), opts);
-        Ok(())
+        self.core().set_compression_option(cf.cf_id(), opts)
     }
 
     /// A property of the default column family (or of the whole database),
@@ -588,6 +590,55 @@ mod tests {
 
     /// `disable_auto_compactions` pauses the engine's background compaction
     /// while every open column family has it, at open and through
+    /// Compression is on by default (RocksDB compresses with Snappy), off
+    /// with `kNoCompression` at open or through `set_options(_cf)`, and the
+    /// bottommost type wins over `compression`.
+    #[test]
+    fn compression_types_turn_compression_on_and_off() {
+        use crate::{AsColumnFamilyRef, DBCompressionType};
+        use alexdb_engine::{Compression, KeyspaceId};
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let mut db = DB::open(&opts, dir.path()).unwrap();
+        let of = |db: &DB, cf: u32| db.core().engine.compression(KeyspaceId(cf)).unwrap();
+        assert_eq!(of(&db, 0), Compression::Lz4, "RocksDB's default compresses");
+        let mut plain = Options::default();
+        plain.set_compression_type(DBCompressionType::None);
+        db.create_cf("plain", &plain).unwrap();
+        let mut zstd_last = Options::default();
+        zstd_last.set_compression_type(DBCompressionType::None);
+        zstd_last.set_bottommost_compression_type(DBCompressionType::Zstd);
+        db.create_cf("zstd_last", &zstd_last).unwrap();
+        let (p, z) = (
+            db.cf_handle("plain").unwrap().cf_id(),
+            db.cf_handle("zstd_last").unwrap().cf_id(),
+        );
+        assert_eq!(
+            (of(&db, p), of(&db, z)),
+            (Compression::None, Compression::Lz4)
+        );
+        db.set_options(&[("compression", "kNoCompression")])
+            .unwrap();
+        assert_eq!(of(&db, 0), Compression::None);
+        let plain_cf = db.cf_handle("plain").unwrap();
+        db.set_options_cf(
+            plain_cf,
+            &[
+                ("compression", "kNoCompression"),
+                ("bottommost_compression", "kLZ4Compression"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(of(&db, p), Compression::Lz4);
+        db.set_options_cf(
+            plain_cf,
+            &[("bottommost_compression", "kDisableCompressionOption")],
+        )
+        .unwrap();
+        assert_eq!(of(&db, p), Compression::Lz4, "nothing named: unchanged");
+    }
+
     /// `set_options`, `set_options_cf`, `create_cf` and `drop_cf`.
     #[test]
     fn disable_auto_compactions_pauses_while_every_family_has_it() {

@@ -268,6 +268,36 @@ impl Core {
         self.apply_auto_compaction();
     }
 
+    /// Applies the compression types among `opts` (as `set_options` gives
+    /// them, already validated) to column family `id`: a bottommost type
+    /// other than `kDisableCompressionOption` wins over `compression`, as
+    /// at open; `kNoCompression` turns compression off, any other type on.
+    /// Data already written stays as it is until compaction rewrites it.
+    pub(crate) fn set_compression_option(
+        &self,
+        id: u32,
+        opts: &[(&str, &str)],
+    ) -> Result<(), Error> {
+        let named = |option: &str| {
+            opts.iter()
+                .rev()
+                .find(|(name, _)| *name == option)
+                .map(|(_, value)| value.trim())
+        };
+        let bottommost =
+            named("bottommost_compression").filter(|v| *v != "kDisableCompressionOption");
+        let Some(named) = bottommost.or(named("compression")) else {
+            return Ok(());
+        };
+        let compression = match named {
+            "kNoCompression" => Compression::None,
+            _ => Compression::Lz4,
+        };
+        self.engine
+            .set_compression(KeyspaceId(id), compression)
+            .rocks()
+    }
+
     /// Notes that column family `info`, just opened or created, may have
     /// user timestamps or a comparator of its own.
     pub(crate) fn note_family(&self, info: &FamilyInfo) {

@@ -351,6 +351,12 @@ impl Db {
         Ok(())
     }
 
+    /// How compaction stores the values of `keyspace` (see
+    /// [`Db::set_compression`]).
+    pub fn compression(&self, keyspace: KeyspaceId) -> Result<Compression> {
+        Ok(keyspace_of(&self.shared(), keyspace)?.compression())
+    }
+
     /// Applies `batch` atomically: readers see all of it or none of it, and
     /// after any crash it is entirely present or entirely absent.
     pub fn write(&self, batch: &WriteBatch, opts: &WriteOptions) -> Result<()> {
