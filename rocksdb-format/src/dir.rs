@@ -1,0 +1,231 @@
+//! A RocksDB directory opened for reading: its column families and, per
+//! family, the live entries a RocksDB reader would see.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{FormatError, Result};
+use crate::internal_key;
+use crate::manifest::{self, FamilyState, Manifest};
+use crate::options_file;
+use crate::table::properties::{BYTEWISE, comparator_error};
+use crate::table::{Table, TableIter};
+use crate::version_edit::NewFile;
+use crate::view::level::LevelIter;
+use crate::view::merging::{EntryStream, MergingIter};
+use crate::view::tombstones::TombstoneSweep;
+use crate::view::{FamilyIter, MergeFn};
+use crate::wal::{self, Memtable};
+
+/// A column family of the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnFamily {
+    /// The family's name.
+    pub name: String,
+    /// The family's id.
+    pub id: u32,
+    /// The comparator's name (always the bytewise comparator: others are
+    /// refused at open).
+    pub comparator: String,
+    /// The merge operator's name from the OPTIONS file, if one is set.
+    pub merge_operator: Option<String>,
+}
+
+/// A RocksDB database directory, read without RocksDB. Nothing in the
+/// directory is written. The directory must not be modified while open
+/// (open it when no RocksDB process has it open).
+#[derive(Debug)]
+pub struct RocksDir {
+    path: PathBuf,
+    manifest: Manifest,
+    families: Vec<ColumnFamily>,
+    memtables: BTreeMap<u32, Memtable>,
+}
+
+impl RocksDir {
+    /// Opens the database at `path`: reads `CURRENT`, the MANIFEST, the
+    /// newest OPTIONS file, and replays the WALs' unflushed writes into
+    /// memory. Refuses, with [`FormatError::Unsupported`], features this
+    /// reader does not implement.
+    pub fn open(path: &Path) -> Result<RocksDir> {
+        let manifest = manifest::read(path)?;
+        let options = options_file::read_newest(path)?;
+        let mut families = Vec::new();
+        for state in manifest.families.values() {
+            families.push(describe(state, options.get(&state.name))?);
+        }
+        let memtables = wal::replay(path, &manifest)?;
+        Ok(RocksDir {
+            path: path.to_path_buf(),
+            manifest,
+            families,
+            memtables,
+        })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The column families, by id.
+    pub fn column_families(&self) -> &[ColumnFamily] {
+        &self.families
+    }
+
+    /// The family named `name`.
+    pub fn family(&self, name: &str) -> Result<&ColumnFamily> {
+        self.families
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| FormatError::NoSuchFamily(name.to_string()))
+    }
+
+    /// The number of live table files and their total size in bytes, for
+    /// one family.
+    pub fn table_stats(&self, name: &str) -> Result<(usize, u64)> {
+        let state = self.state(name)?;
+        Ok((
+            state.files.len(),
+            state.files.values().map(|f| f.size).sum(),
+        ))
+    }
+
+    /// The number of unflushed writes of a family held in the WAL.
+    pub fn wal_entries(&self, name: &str) -> Result<usize> {
+        let id = self.family(name)?.id;
+        Ok(self.memtables.get(&id).map_or(0, |m| m.entries.len()))
+    }
+
+    fn state(&self, name: &str) -> Result<&FamilyState> {
+        let id = self.family(name)?.id;
+        self.manifest
+            .families
+            .get(&id)
+            .ok_or_else(|| FormatError::NoSuchFamily(name.to_string()))
+    }
+
+    /// The live entries of family `name` in key order. Merge operands are
+    /// folded with `merge`; without one, a family holding merges fails with
+    /// [`FormatError::MergeOperatorRequired`].
+    pub fn iter<'a>(&'a self, name: &str, merge: Option<&'a MergeFn>) -> Result<FamilyIter<'a>> {
+        self.iter_from(name, None, merge)
+    }
+
+    /// As [`RocksDir::iter`], starting at the first key at or after `lower`.
+    pub fn iter_from<'a>(
+        &'a self,
+        name: &str,
+        lower: Option<&[u8]>,
+        merge: Option<&'a MergeFn>,
+    ) -> Result<FamilyIter<'a>> {
+        let family = self.family(name)?;
+        let state = self.state(name)?;
+        let mut tombstones = self.table_tombstones(state)?;
+        let mut sources: Vec<EntryStream<'a>> = Vec::new();
+        if let Some(mem) = self.memtables.get(&family.id) {
+            tombstones.extend(mem.tombstones.iter().cloned());
+            sources.push(Box::new(mem.entries.iter().cloned().map(Ok)));
+        }
+        self.table_sources(state, lower, &mut sources)?;
+        Ok(FamilyIter::new(
+            MergingIter::new(sources),
+            TombstoneSweep::new(tombstones),
+            merge,
+            family.name.clone(),
+            family.merge_operator.clone().unwrap_or_default(),
+            lower.map(<[u8]>::to_vec),
+        ))
+    }
+
+    /// All live entries of family `name`, collected.
+    pub fn entries(&self, name: &str, merge: Option<&MergeFn>) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.iter(name, merge)?.collect()
+    }
+
+    fn table_path(&self, file: &NewFile) -> PathBuf {
+        self.path.join(format!("{:06}.sst", file.number))
+    }
+
+    /// Opens every table once, checking it can be read and collecting its
+    /// range tombstones.
+    fn table_tombstones(&self, state: &FamilyState) -> Result<Vec<crate::table::RangeTombstone>> {
+        let mut out = Vec::new();
+        for file in state.files.values() {
+            let table = Table::open(&self.table_path(file))?;
+            check_table_family(&table, state)?;
+            out.extend(table.range_tombstones);
+        }
+        Ok(out)
+    }
+
+    /// One stream per level-0 table and one per deeper level.
+    fn table_sources<'a>(
+        &self,
+        state: &FamilyState,
+        lower: Option<&[u8]>,
+        sources: &mut Vec<EntryStream<'a>>,
+    ) -> Result<()> {
+        let mut levels: BTreeMap<u32, Vec<&NewFile>> = BTreeMap::new();
+        for file in state.files.values() {
+            levels.entry(file.level).or_default().push(file);
+        }
+        for (level, mut files) in levels {
+            if level == 0 {
+                for f in files {
+                    let table = Table::open(&self.table_path(f))?;
+                    sources.push(Box::new(TableIter::seek(table, lower)));
+                }
+                continue;
+            }
+            files.sort_by(|a, b| smallest_user_key(a).cmp(smallest_user_key(b)));
+            files.retain(|f| lower.is_none_or(|l| largest_user_key(f) >= l));
+            let paths = files.iter().map(|f| self.table_path(f)).collect();
+            sources.push(Box::new(LevelIter::new(paths, lower.map(<[u8]>::to_vec))));
+        }
+        Ok(())
+    }
+}
+
+fn smallest_user_key(f: &NewFile) -> &[u8] {
+    internal_key::split(&f.smallest).map_or(&f.smallest[..], |(u, _, _)| u)
+}
+
+fn largest_user_key(f: &NewFile) -> &[u8] {
+    internal_key::split(&f.largest).map_or(&f.largest[..], |(u, _, _)| u)
+}
+
+fn describe(
+    state: &FamilyState,
+    options: Option<&options_file::FamilyOptions>,
+) -> Result<ColumnFamily> {
+    let comparator = state
+        .comparator
+        .clone()
+        .or_else(|| options.and_then(|o| o.comparator.clone()))
+        .unwrap_or_else(|| BYTEWISE.to_string());
+    if comparator != BYTEWISE {
+        return Err(comparator_error(&comparator));
+    }
+    Ok(ColumnFamily {
+        name: state.name.clone(),
+        id: state.id,
+        comparator,
+        merge_operator: options.and_then(|o| o.merge_operator.clone()),
+    })
+}
+
+fn check_table_family(table: &Table, state: &FamilyState) -> Result<()> {
+    match table.properties.column_family_id {
+        Some(id) if id != u64::from(state.id) && id != u64::from(u32::MAX) => {
+            Err(FormatError::corrupt(
+                "table",
+                format!(
+                    "a table of column family {id} listed under family {}",
+                    state.id
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
