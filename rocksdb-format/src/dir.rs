@@ -91,6 +91,11 @@ impl RocksDir {
         ))
     }
 
+    /// The live table files of one family (level, number, size, key range).
+    pub fn tables(&self, name: &str) -> Result<Vec<&NewFile>> {
+        Ok(self.state(name)?.files.values().collect())
+    }
+
     /// The number of unflushed writes of a family held in the WAL.
     pub fn wal_entries(&self, name: &str) -> Result<usize> {
         let id = self.family(name)?.id;
