@@ -9,7 +9,7 @@ use crate::internal_key;
 use crate::manifest::{self, FamilyState, Manifest};
 use crate::options_file;
 use crate::table::properties::{BYTEWISE, comparator_error};
-use crate::table::{Table, TableIter};
+use crate::table::{RangeTombstone, Table, TableIter};
 use crate::version_edit::NewFile;
 use crate::view::level::LevelIter;
 use crate::view::merging::{EntryStream, MergingIter};
@@ -40,19 +40,25 @@ pub struct RocksDir {
     manifest: Manifest,
     families: Vec<ColumnFamily>,
     memtables: BTreeMap<u32, Memtable>,
+    tombstones: BTreeMap<u32, Vec<RangeTombstone>>,
 }
 
 impl RocksDir {
     /// Opens the database at `path`: reads `CURRENT`, the MANIFEST, the
-    /// newest OPTIONS file, and replays the WALs' unflushed writes into
+    /// newest OPTIONS file, every live table's footer, properties, index
+    /// and range tombstones, and replays the WALs' unflushed writes into
     /// memory. Refuses, with [`FormatError::Unsupported`], features this
-    /// reader does not implement.
+    /// reader does not implement, before any entry is read (a feature
+    /// visible only in a data block, such as a wide-column entity, is
+    /// refused when the scan reaches it).
     pub fn open(path: &Path) -> Result<RocksDir> {
         let manifest = manifest::read(path)?;
         let options = options_file::read_newest(path)?;
         let mut families = Vec::new();
+        let mut tombstones = BTreeMap::new();
         for state in manifest.families.values() {
             families.push(describe(state, options.get(&state.name))?);
+            tombstones.insert(state.id, table_tombstones(path, state)?);
         }
         let memtables = wal::replay(path, &manifest)?;
         Ok(RocksDir {
@@ -60,6 +66,7 @@ impl RocksDir {
             manifest,
             families,
             memtables,
+            tombstones,
         })
     }
 
@@ -126,7 +133,7 @@ impl RocksDir {
     ) -> Result<FamilyIter<'a>> {
         let family = self.family(name)?;
         let state = self.state(name)?;
-        let mut tombstones = self.table_tombstones(state)?;
+        let mut tombstones = self.tombstones.get(&family.id).cloned().unwrap_or_default();
         let mut sources: Vec<EntryStream<'a>> = Vec::new();
         if let Some(mem) = self.memtables.get(&family.id) {
             tombstones.extend(mem.tombstones.iter().cloned());
@@ -149,19 +156,7 @@ impl RocksDir {
     }
 
     fn table_path(&self, file: &NewFile) -> PathBuf {
-        self.path.join(format!("{:06}.sst", file.number))
-    }
-
-    /// Opens every table once, checking it can be read and collecting its
-    /// range tombstones.
-    fn table_tombstones(&self, state: &FamilyState) -> Result<Vec<crate::table::RangeTombstone>> {
-        let mut out = Vec::new();
-        for file in state.files.values() {
-            let table = Table::open(&self.table_path(file))?;
-            check_table_family(&table, state)?;
-            out.extend(table.range_tombstones);
-        }
-        Ok(out)
+        table_path(&self.path, file)
     }
 
     /// One stream per level-0 table and one per deeper level.
@@ -190,6 +185,22 @@ impl RocksDir {
         }
         Ok(())
     }
+}
+
+fn table_path(dir: &Path, file: &NewFile) -> PathBuf {
+    dir.join(format!("{:06}.sst", file.number))
+}
+
+/// Opens every table of a family once, checking it can be read and
+/// collecting its range tombstones.
+fn table_tombstones(dir: &Path, state: &FamilyState) -> Result<Vec<RangeTombstone>> {
+    let mut out = Vec::new();
+    for file in state.files.values() {
+        let table = Table::open(&table_path(dir, file))?;
+        check_table_family(&table, state)?;
+        out.extend(table.range_tombstones);
+    }
+    Ok(out)
 }
 
 fn smallest_user_key(f: &NewFile) -> &[u8] {

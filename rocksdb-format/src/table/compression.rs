@@ -10,8 +10,11 @@ use crate::coding::Reader;
 use crate::error::{FormatError, Result};
 
 const WHAT: &str = "compressed block";
-/// Refuse to inflate a block to more than this (a damaged size field).
-const MAX_BLOCK: u64 = 1 << 32;
+/// Refuse to inflate a block to more than this (a damaged size field):
+/// RocksDB's blocks are kilobytes to a few megabytes.
+const MAX_BLOCK: u64 = 1 << 28;
+/// LZ4 cannot expand its input by more than this factor.
+const LZ4_MAX_RATIO: usize = 255;
 
 /// Decompresses a block stored with compression type byte `kind`.
 pub fn decompress(kind: u8, data: &[u8]) -> Result<Vec<u8>> {
@@ -68,6 +71,12 @@ fn zlib(data: &[u8], size: usize) -> Result<Vec<u8>> {
 }
 
 fn lz4(data: &[u8], size: usize) -> Result<Vec<u8>> {
+    if size > data.len().saturating_mul(LZ4_MAX_RATIO).saturating_add(16) {
+        return Err(bad(format!(
+            "lz4: {size} bytes cannot come from {}",
+            data.len()
+        )));
+    }
     lz4_flex::block::decompress(data, size).map_err(|e| bad(format!("lz4: {e}")))
 }
 
@@ -75,7 +84,7 @@ fn zstd(data: &[u8], size: usize) -> Result<Vec<u8>> {
     let mut source = data;
     let decoder = ruzstd::decoding::StreamingDecoder::new(&mut source)
         .map_err(|e| bad(format!("zstd: {e}")))?;
-    let mut out = Vec::with_capacity(size);
+    let mut out = Vec::with_capacity(size.min(1 << 20));
     decoder
         .take(size as u64 + 1)
         .read_to_end(&mut out)
