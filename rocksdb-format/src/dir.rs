@@ -41,6 +41,7 @@ pub struct RocksDir {
     families: Vec<ColumnFamily>,
     memtables: BTreeMap<u32, Memtable>,
     tombstones: BTreeMap<u32, Vec<RangeTombstone>>,
+    table_entries: BTreeMap<u32, u64>,
 }
 
 impl RocksDir {
@@ -56,9 +57,12 @@ impl RocksDir {
         let options = options_file::read_newest(path)?;
         let mut families = Vec::new();
         let mut tombstones = BTreeMap::new();
+        let mut table_entries = BTreeMap::new();
         for state in manifest.families.values() {
             families.push(describe(state, options.get(&state.name))?);
-            tombstones.insert(state.id, table_tombstones(path, state)?);
+            let (entries, ranges) = check_tables(path, state)?;
+            table_entries.insert(state.id, entries);
+            tombstones.insert(state.id, ranges);
         }
         let memtables = wal::replay(path, &manifest)?;
         Ok(RocksDir {
@@ -67,6 +71,7 @@ impl RocksDir {
             families,
             memtables,
             tombstones,
+            table_entries,
         })
     }
 
@@ -96,6 +101,23 @@ impl RocksDir {
             state.files.len(),
             state.files.values().map(|f| f.size).sum(),
         ))
+    }
+
+    /// An estimate of the number of keys in a family: the entries of its
+    /// tables and WAL, versions and deletions included.
+    pub fn estimate_keys(&self, name: &str) -> Result<u64> {
+        let id = self.family(name)?.id;
+        let tables = self.table_entries.get(&id).copied().unwrap_or(0);
+        Ok(tables + self.wal_entries(name)? as u64)
+    }
+
+    /// The value of `key` in family `name`, as [`RocksDir::iter`] would
+    /// yield it.
+    pub fn get(&self, name: &str, key: &[u8], merge: Option<&MergeFn>) -> Result<Option<Vec<u8>>> {
+        match self.iter_from(name, Some(key), merge)?.next().transpose()? {
+            Some((k, v)) if k == key => Ok(Some(v)),
+            _ => Ok(None),
+        }
     }
 
     /// The live table files of one family (level, number, size, key range).
@@ -191,16 +213,18 @@ fn table_path(dir: &Path, file: &NewFile) -> PathBuf {
     dir.join(format!("{:06}.sst", file.number))
 }
 
-/// Opens every table of a family once, checking it can be read and
-/// collecting its range tombstones.
-fn table_tombstones(dir: &Path, state: &FamilyState) -> Result<Vec<RangeTombstone>> {
-    let mut out = Vec::new();
+/// Opens every table of a family once, checking it can be read; returns
+/// the tables' entry count and their range tombstones.
+fn check_tables(dir: &Path, state: &FamilyState) -> Result<(u64, Vec<RangeTombstone>)> {
+    let mut ranges = Vec::new();
+    let mut entries = 0;
     for file in state.files.values() {
         let table = Table::open(&table_path(dir, file))?;
         check_table_family(&table, state)?;
-        out.extend(table.range_tombstones);
+        entries += table.properties.num_entries;
+        ranges.extend(table.range_tombstones);
     }
-    Ok(out)
+    Ok((entries, ranges))
 }
 
 fn smallest_user_key(f: &NewFile) -> &[u8] {

@@ -38,6 +38,8 @@ pub struct Properties {
     pub index_value_is_delta_encoded: bool,
     /// Whether index keys are user keys (no sequence trailer).
     pub index_key_is_user_key: bool,
+    /// The number of entries (all kinds) in the table.
+    pub num_entries: u64,
 }
 
 /// Decodes a properties block and refuses tables we cannot read faithfully.
@@ -64,6 +66,7 @@ pub fn decode(block: &[u8]) -> Result<Properties> {
         index_value_is_delta_encoded: int("rocksdb.index.value.is.delta.encoded")?.unwrap_or(0)
             != 0,
         index_key_is_user_key: int("rocksdb.index.key.is.user.key")?.unwrap_or(0) != 0,
+        num_entries: int("rocksdb.num.entries")?.unwrap_or(0),
     })
 }
 

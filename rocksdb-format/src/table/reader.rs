@@ -243,5 +243,6 @@ fn placeholder_properties() -> Properties {
         index_type: IndexType::Binary,
         index_value_is_delta_encoded: false,
         index_key_is_user_key: false,
+        num_entries: 0,
     }
 }
