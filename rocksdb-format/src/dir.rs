@@ -255,17 +255,19 @@ fn describe(
     })
 }
 
+/// The column family id of tables written outside a family (RocksDB's
+/// kUnknownColumnFamily, e.g. by `SstFileWriter`).
+const UNKNOWN_FAMILY: u64 = i32::MAX as u64;
+
 fn check_table_family(table: &Table, state: &FamilyState) -> Result<()> {
     match table.properties.column_family_id {
-        Some(id) if id != u64::from(state.id) && id != u64::from(u32::MAX) => {
-            Err(FormatError::corrupt(
-                "table",
-                format!(
-                    "a table of column family {id} listed under family {}",
-                    state.id
-                ),
-            ))
-        }
+        Some(id) if id != u64::from(state.id) && id != UNKNOWN_FAMILY => Err(FormatError::corrupt(
+            "table",
+            format!(
+                "a table of column family {id} listed under family {}",
+                state.id
+            ),
+        )),
         _ => Ok(()),
     }
 }
