@@ -9,7 +9,7 @@ use crate::internal_key;
 use crate::manifest::{self, FamilyState, Manifest};
 use crate::options_file;
 use crate::table::properties::{BYTEWISE, comparator_error};
-use crate::table::{RangeTombstone, Table, TableIter};
+use crate::table::{RangeTombstone, Table, TableIter, TableMeta};
 use crate::version_edit::NewFile;
 use crate::view::level::LevelIter;
 use crate::view::merging::{EntryStream, MergingIter};
@@ -42,6 +42,7 @@ pub struct RocksDir {
     memtables: BTreeMap<u32, Memtable>,
     tombstones: BTreeMap<u32, Vec<RangeTombstone>>,
     table_entries: BTreeMap<u32, u64>,
+    tables: BTreeMap<u64, TableMeta>,
 }
 
 impl RocksDir {
@@ -58,9 +59,10 @@ impl RocksDir {
         let mut families = Vec::new();
         let mut tombstones = BTreeMap::new();
         let mut table_entries = BTreeMap::new();
+        let mut tables = BTreeMap::new();
         for state in manifest.families.values() {
             families.push(describe(state, options.get(&state.name))?);
-            let (entries, ranges) = check_tables(path, state)?;
+            let (entries, ranges) = check_tables(path, state, &mut tables)?;
             table_entries.insert(state.id, entries);
             tombstones.insert(state.id, ranges);
         }
@@ -72,6 +74,7 @@ impl RocksDir {
             memtables,
             tombstones,
             table_entries,
+            tables,
         })
     }
 
@@ -177,8 +180,10 @@ impl RocksDir {
         self.iter(name, merge)?.collect()
     }
 
-    fn table_path(&self, file: &NewFile) -> PathBuf {
-        table_path(&self.path, file)
+    fn meta(&self, file: &NewFile) -> Result<&TableMeta> {
+        self.tables.get(&file.number).ok_or_else(|| {
+            FormatError::corrupt("MANIFEST", format!("table {} was not opened", file.number))
+        })
     }
 
     /// One stream per level-0 table and one per deeper level.
@@ -193,17 +198,20 @@ impl RocksDir {
             levels.entry(file.level).or_default().push(file);
         }
         for (level, mut files) in levels {
+            files.retain(|f| lower.is_none_or(|l| largest_user_key(f) >= l));
             if level == 0 {
                 for f in files {
-                    let table = Table::open(&self.table_path(f))?;
+                    let table = Table::reopen(self.meta(f)?)?;
                     sources.push(Box::new(TableIter::seek(table, lower)));
                 }
                 continue;
             }
             files.sort_by(|a, b| smallest_user_key(a).cmp(smallest_user_key(b)));
-            files.retain(|f| lower.is_none_or(|l| largest_user_key(f) >= l));
-            let paths = files.iter().map(|f| self.table_path(f)).collect();
-            sources.push(Box::new(LevelIter::new(paths, lower.map(<[u8]>::to_vec))));
+            let metas = files
+                .iter()
+                .map(|f| self.meta(f).cloned())
+                .collect::<Result<Vec<_>>>()?;
+            sources.push(Box::new(LevelIter::new(metas, lower.map(<[u8]>::to_vec))));
         }
         Ok(())
     }
@@ -213,15 +221,21 @@ fn table_path(dir: &Path, file: &NewFile) -> PathBuf {
     dir.join(format!("{:06}.sst", file.number))
 }
 
-/// Opens every table of a family once, checking it can be read; returns
-/// the tables' entry count and their range tombstones.
-fn check_tables(dir: &Path, state: &FamilyState) -> Result<(u64, Vec<RangeTombstone>)> {
+/// Opens every table of a family once, checking it can be read and
+/// keeping its metadata in `tables`; returns the tables' entry count and
+/// their range tombstones.
+fn check_tables(
+    dir: &Path,
+    state: &FamilyState,
+    tables: &mut BTreeMap<u64, TableMeta>,
+) -> Result<(u64, Vec<RangeTombstone>)> {
     let mut ranges = Vec::new();
     let mut entries = 0;
     for file in state.files.values() {
         let table = Table::open(&table_path(dir, file))?;
         check_table_family(&table, state)?;
         entries += table.properties.num_entries;
+        tables.insert(file.number, table.meta());
         ranges.extend(table.range_tombstones);
     }
     Ok((entries, ranges))

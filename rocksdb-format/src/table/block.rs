@@ -72,22 +72,36 @@ fn hash_index_start(block: &[u8], end: usize, what: &'static str) -> Result<usiz
 
 /// Decodes every entry of a block whose entries carry a value length.
 pub fn entries(block: &[u8], what: &'static str) -> Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    for_each_entry(block, what, |key, value| {
+        out.push(Entry {
+            key: key.to_vec(),
+            value,
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `visit` with each entry's full key and its value's byte range, in
+/// order, without copying keys.
+pub fn for_each_entry(
+    block: &[u8],
+    what: &'static str,
+    mut visit: impl FnMut(&[u8], Range<usize>) -> Result<()>,
+) -> Result<()> {
     let end = entries_end(block, what)?;
     let mut r = Reader::new(&block[..end], what);
     let mut key = Vec::new();
-    let mut out = Vec::new();
     while !r.is_empty() {
         let (shared, non_shared) = key_sizes(&mut r, &key, what)?;
         let value_len = r.varint32("value length")? as usize;
         extend_key(&mut key, shared, r.bytes(non_shared, "key")?);
         let start = end - r.rest().len();
         r.bytes(value_len, "value")?;
-        out.push(Entry {
-            key: key.clone(),
-            value: start..start + value_len,
-        });
+        visit(&key, start..start + value_len)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn key_sizes(r: &mut Reader<'_>, prev: &[u8], what: &'static str) -> Result<(usize, usize)> {

@@ -49,16 +49,16 @@ impl TableIter {
         self.next_block += 1;
         let bytes = self.table.read_block(handle)?;
         let mut out = Vec::new();
-        for e in block::entries(&bytes, "data block")? {
-            let (user, sequence, t) = internal_key::split(&e.key)?;
-            let kind = ValueKind::from_byte(t)?;
+        block::for_each_entry(&bytes, "data block", |key, value| {
+            let (user, sequence, t) = internal_key::split(key)?;
             out.push(Entry {
                 user_key: user.to_vec(),
                 sequence,
-                kind,
-                value: bytes[e.value].to_vec(),
+                kind: ValueKind::from_byte(t)?,
+                value: bytes[value].to_vec(),
             });
-        }
+            Ok(())
+        })?;
         self.pending = out.into_iter();
         Ok(true)
     }

@@ -9,4 +9,4 @@ pub mod properties;
 pub mod reader;
 
 pub use iter::TableIter;
-pub use reader::{RangeTombstone, Table};
+pub use reader::{RangeTombstone, Table, TableMeta};

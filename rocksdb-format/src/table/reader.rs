@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::checksum::{ChecksumType, context_modifier};
 use crate::error::{FormatError, Result};
@@ -74,9 +75,26 @@ pub struct Table {
     pub properties: Properties,
     /// The data blocks in key order, each with its separator user key (at
     /// least the largest user key in the block).
-    pub data_blocks: Vec<(Vec<u8>, BlockHandle)>,
+    pub data_blocks: Arc<Vec<(Vec<u8>, BlockHandle)>>,
     /// The table's range tombstones.
     pub range_tombstones: Vec<RangeTombstone>,
+}
+
+/// What reading a table's data needs once its metadata was read: kept by
+/// [`crate::RocksDir`] so a scan or a point read opens only the file.
+#[derive(Debug, Clone)]
+pub struct TableMeta {
+    path: PathBuf,
+    footer: Footer,
+    properties: Properties,
+    data_blocks: Arc<Vec<(Vec<u8>, BlockHandle)>>,
+}
+
+impl TableMeta {
+    /// The table's properties.
+    pub fn properties(&self) -> &Properties {
+        &self.properties
+    }
 }
 
 /// The meta blocks named by the metaindex.
@@ -93,6 +111,31 @@ impl Table {
         let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
         let size = file.metadata().map_err(|e| FormatError::io(path, e))?.len();
         Table::from_source(path, Source::File { file, size })
+    }
+
+    /// The metadata needed to [`Table::reopen`] this table later.
+    pub fn meta(&self) -> TableMeta {
+        TableMeta {
+            path: self.path.clone(),
+            footer: self.footer,
+            properties: self.properties.clone(),
+            data_blocks: Arc::clone(&self.data_blocks),
+        }
+    }
+
+    /// Opens the file of a table whose metadata was read before.
+    pub fn reopen(meta: &TableMeta) -> Result<Table> {
+        let path = &meta.path;
+        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        let size = file.metadata().map_err(|e| FormatError::io(path, e))?.len();
+        Ok(Table {
+            path: path.clone(),
+            source: Source::File { file, size },
+            footer: meta.footer,
+            properties: meta.properties.clone(),
+            data_blocks: Arc::clone(&meta.data_blocks),
+            range_tombstones: Vec::new(),
+        })
     }
 
     /// Opens a table held in memory; `name` names it in errors.
@@ -112,7 +155,7 @@ impl Table {
             source,
             footer,
             properties: placeholder_properties(),
-            data_blocks: Vec::new(),
+            data_blocks: Arc::default(),
             range_tombstones: Vec::new(),
         };
         table.load_meta()?;
@@ -129,7 +172,7 @@ impl Table {
             .index
             .or(self.footer.index)
             .ok_or_else(|| self.corrupt("no index block"))?;
-        self.data_blocks = self.read_index(index)?;
+        self.data_blocks = Arc::new(self.read_index(index)?);
         if let Some(h) = meta.range_del {
             self.range_tombstones = self.read_range_tombstones(h)?;
         }

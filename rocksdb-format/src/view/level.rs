@@ -2,24 +2,23 @@
 //! stream, opening one file at a time.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 
 use crate::entry::Entry;
 use crate::error::Result;
-use crate::table::{Table, TableIter};
+use crate::table::{Table, TableIter, TableMeta};
 
 /// Streams the tables of one level in key order.
 pub struct LevelIter {
-    files: VecDeque<PathBuf>,
+    files: VecDeque<TableMeta>,
     lower: Option<Vec<u8>>,
     current: Option<TableIter>,
     failed: bool,
 }
 
 impl LevelIter {
-    /// The tables at `files`, already in key order; entries before `lower`
+    /// The tables `files`, already in key order; entries before `lower`
     /// may be skipped.
-    pub fn new(files: Vec<PathBuf>, lower: Option<Vec<u8>>) -> Self {
+    pub fn new(files: Vec<TableMeta>, lower: Option<Vec<u8>>) -> Self {
         LevelIter {
             files: files.into(),
             lower,
@@ -29,10 +28,10 @@ impl LevelIter {
     }
 
     fn open_next(&mut self) -> Result<bool> {
-        let Some(path) = self.files.pop_front() else {
+        let Some(meta) = self.files.pop_front() else {
             return Ok(false);
         };
-        let table = Table::open(&path)?;
+        let table = Table::reopen(&meta)?;
         self.current = Some(TableIter::seek(table, self.lower.as_deref()));
         Ok(true)
     }

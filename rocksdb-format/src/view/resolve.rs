@@ -72,12 +72,17 @@ impl<'a> FamilyIter<'a> {
     }
 
     fn step(&mut self) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        while let Some(group) = self.next_group()? {
+        while let Some(mut group) = self.next_group()? {
             let key = &group[0].user_key;
             if self.lower.as_ref().is_some_and(|l| key < l) {
                 continue;
             }
             let covered = self.tombstones.covering_sequence(key);
+            if group[0].kind == ValueKind::Value && group[0].sequence >= covered {
+                // The common case: the newest version is a plain value.
+                let newest = group.swap_remove(0);
+                return Ok(Some((newest.user_key, newest.value)));
+            }
             if let Some(value) = self.resolve(&group, covered)? {
                 let key = group
                     .into_iter()
