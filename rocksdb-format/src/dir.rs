@@ -162,7 +162,10 @@ impl RocksDir {
         let mut sources: Vec<EntryStream<'a>> = Vec::new();
         if let Some(mem) = self.memtables.get(&family.id) {
             tombstones.extend(mem.tombstones.iter().cloned());
-            sources.push(Box::new(mem.entries.iter().cloned().map(Ok)));
+            let first = lower.map_or(0, |l| {
+                mem.entries.partition_point(|e| e.user_key.as_slice() < l)
+            });
+            sources.push(Box::new(mem.entries[first..].iter().cloned().map(Ok)));
         }
         self.table_sources(state, lower, &mut sources)?;
         Ok(FamilyIter::new(
