@@ -23,14 +23,18 @@ fmt-check:
 # (a reference for tests) unoptimized so that its first build is short.
 clippy:
 	$(CARGO) clippy --profile ci --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --profile ci -p alexdb-migrate --features librocksdb --all-targets -- -D warnings
 
 # Every crate's API documentation builds without a warning (a broken or
 # private intra-doc link fails it).
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --profile ci --workspace --no-deps
 
+# alexdb-migrate's `export` links the real RocksDB (feature `librocksdb`);
+# its tests run with it, and its error tests once more without it.
 unit:
-	$(CARGO) test --workspace --profile ci
+	$(CARGO) test --workspace --profile ci --features alexdb-migrate/librocksdb
+	$(CARGO) test --profile ci -p alexdb-migrate --test errors
 
 # The README's example (compat/examples/quickstart.rs) runs and cleans up
 # after itself.
@@ -76,7 +80,7 @@ bench: toolchain
 # crate). New inputs go to target/fuzz/corpus; the committed seeds in
 # fuzz/corpus are only read. A crash, a panic, a leak or an input that runs
 # longer than 10 s fails the run; the input is kept in fuzz/artifacts/.
-FUZZ_TARGETS = ops_model recover_bytes write_batch_from_data index_ops index_checkpoint compressed_value
+FUZZ_TARGETS = ops_model recover_bytes write_batch_from_data index_ops index_checkpoint compressed_value rocksdb_files
 FUZZ_DIR = $(CURDIR)/target/fuzz
 FUZZ_RUN = RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz run
 

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::copy::{CopyConfig, copy};
 use crate::error::Result;
+#[cfg(feature = "librocksdb")]
 use crate::export::{ExportConfig, export};
 use crate::inspect::inspect;
 use crate::keymap::KeyMap;
@@ -179,16 +180,29 @@ fn run_copy(args: CopyArgs) -> i32 {
 
 fn run_export(args: ExportArgs) -> i32 {
     let output = Output::new(args.common.json);
+    let mut bar = Bar::new(args.common.json);
+    let result = export_with(args, &mut bar);
+    bar.finished();
+    output.transfer(result)
+}
+
+#[cfg(feature = "librocksdb")]
+fn export_with(args: ExportArgs, bar: &mut Bar) -> Result<crate::transfer::TransferReport> {
     let config = ExportConfig {
         from: args.from,
         to: args.to,
         families: args.common.families.clone(),
         settings: args.common.settings(),
     };
-    let mut bar = Bar::new(args.common.json);
-    let result = export(&config, &mut bar);
-    bar.finished();
-    output.transfer(result)
+    export(&config, bar)
+}
+
+#[cfg(not(feature = "librocksdb"))]
+fn export_with(_args: ExportArgs, _bar: &mut Bar) -> Result<crate::transfer::TransferReport> {
+    Err(crate::error::MigrateError::NotBuiltIn {
+        command: "export",
+        feature: "librocksdb",
+    })
 }
 
 fn run_verify(args: VerifyArgs) -> i32 {

@@ -10,7 +10,7 @@ use crate::kind::{self, Kind};
 use crate::marker::Plan;
 use crate::progress::Observer;
 use crate::sink::AlexSink;
-use crate::source::{RocksSource, select_families};
+use crate::source::{RocksFileSource, select_families};
 use crate::transfer::{Settings, TransferReport, transfer};
 
 /// What to copy and how.
@@ -35,7 +35,7 @@ pub struct CopyConfig {
 pub fn copy(config: &CopyConfig, observer: &mut dyn Observer) -> Result<TransferReport> {
     let hint = "to go from AlexDB to RocksDB, use `export`";
     kind::require_kind(&config.from, Kind::RocksDb, hint)?;
-    let source = RocksSource::open_read_only(&config.from)?;
+    let source = RocksFileSource::open(&config.from)?;
     let families = select_families(&source, &config.families)?;
     let mut sink = AlexSink::open(&config.to, config.target_file_system.clone())?;
     let plan = Plan {

@@ -113,6 +113,27 @@ pub enum MigrateError {
         #[source]
         source: alexdb_engine::Error,
     },
+    /// The command needs a part of the tool this build left out.
+    #[error(
+        "`{command}` writes RocksDB and needs the real RocksDB library: rebuild alexdb-migrate \
+         with `--features {feature}`"
+    )]
+    NotBuiltIn {
+        /// The command asked for.
+        command: &'static str,
+        /// The cargo feature that provides it.
+        feature: &'static str,
+    },
+    /// The RocksDB files could not be read (damaged, or a feature the
+    /// pure-Rust reader does not implement).
+    #[error("RocksDB database {path}: {source}")]
+    RocksFormat {
+        /// The database.
+        path: PathBuf,
+        /// The reader's error.
+        #[source]
+        source: alexdb_rocksdb_format::FormatError,
+    },
     /// An error reported by RocksDB.
     #[error("RocksDB database {path}: {message}")]
     Rocks {
@@ -188,7 +209,20 @@ impl MigrateError {
         }
     }
 
+    /// Classifies an error of the pure-Rust RocksDB reader on `path`.
+    pub fn rocks_format(path: &Path, error: alexdb_rocksdb_format::FormatError) -> Self {
+        use alexdb_rocksdb_format::FormatError as F;
+        match error {
+            F::Io { path, source } => MigrateError::io(&path, source),
+            source => MigrateError::RocksFormat {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+
     /// Classifies a RocksDB error on the database at `path`.
+    #[cfg(feature = "librocksdb")]
     pub fn rocks(path: &Path, error: rocksdb::Error) -> Self {
         let message = error.into_string();
         let path = path.to_path_buf();
@@ -224,6 +258,8 @@ impl MigrateError {
             MigrateError::VerificationFailed { .. } => "verification_failed",
             MigrateError::Engine { .. } => "engine",
             MigrateError::Rocks { .. } => "rocksdb",
+            MigrateError::RocksFormat { .. } => "rocksdb_format",
+            MigrateError::NotBuiltIn { .. } => "not_built_in",
             MigrateError::Io { .. } => "io",
         }
     }

@@ -1,8 +1,10 @@
 //! `alexdb-migrate`: moves data from RocksDB to AlexDB and back, resumably
 //! and verified.
 //!
-//! * [`copy`](copy::copy): RocksDB → AlexDB; [`export`](export::export):
-//!   AlexDB → RocksDB. Both open the source read-only, refuse a non-empty
+//! * [`copy`](copy::copy): RocksDB → AlexDB, reading RocksDB's files with
+//!   the pure-Rust `alexdb-rocksdb-format` (no C++ library);
+//!   `export::export` (with the `librocksdb` feature, which links the real
+//!   RocksDB): AlexDB → RocksDB. Both open the source read-only, refuse a non-empty
 //!   target unless resuming, commit in atomic batches that carry a progress
 //!   marker (so a run killed at any moment continues with `--resume` to the
 //!   same result), and verify the target against the source at the end.
@@ -31,6 +33,7 @@ pub mod checksum;
 pub mod cli;
 pub mod copy;
 pub mod error;
+#[cfg(feature = "librocksdb")]
 pub mod export;
 pub mod inspect;
 pub mod keymap;

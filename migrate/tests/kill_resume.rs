@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Rng, Spec, assert_same, cli, generate, read_alex, read_rocks, run_json, s};
+use common::{Rng, Spec, assert_same, cli, generate, read_alex, run_json, s};
 
 /// Kills that must hit a running child, per test.
 fn kills() -> usize {
@@ -141,6 +141,7 @@ fn copy_killed_at_random_points_resumes_to_the_same_result() {
     assert_eq!(code, 0, "{report}");
 }
 
+#[cfg(feature = "librocksdb")]
 #[test]
 fn export_killed_at_random_points_resumes_to_the_same_result() {
     let seed = seed() ^ 0xe4;
@@ -172,5 +173,5 @@ fn export_killed_at_random_points_resumes_to_the_same_result() {
         "2000",
     ];
     kill_loop(&args, &back, &reference, full, &mut rng);
-    assert_same(&expected, &read_rocks(&back));
+    assert_same(&expected, &common::read_rocks(&back));
 }

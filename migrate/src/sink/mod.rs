@@ -1,9 +1,11 @@
 //! Writing a migration's target, of either kind, through one interface.
 
 mod alex;
+#[cfg(feature = "librocksdb")]
 mod rocks;
 
 pub use alex::AlexSink;
+#[cfg(feature = "librocksdb")]
 pub use rocks::RocksSink;
 
 use crate::error::{MigrateError, Result};

@@ -1,12 +1,16 @@
 //! Reading a database of either kind through one interface.
 
 mod alex;
+#[cfg(feature = "librocksdb")]
 mod rocks;
+mod rocks_files;
 
 use std::path::Path;
 
 pub use alex::AlexSource;
+#[cfg(feature = "librocksdb")]
 pub use rocks::{RocksSource, list_families};
+pub use rocks_files::RocksFileSource;
 
 use crate::error::Result;
 use crate::keymap::Bounds;
@@ -40,10 +44,11 @@ pub trait Source: Sync {
     fn estimate_keys(&self, family: &str) -> u64;
 }
 
-/// Opens the database at `path`, of either kind, for reading.
+/// Opens the database at `path`, of either kind, for reading (RocksDB with
+/// the pure-Rust reader).
 pub fn open_any(path: &Path) -> Result<Box<dyn Source + Send>> {
     match kind::require_database(path)? {
-        Kind::RocksDb => Ok(Box::new(RocksSource::open_read_only(path)?)),
+        Kind::RocksDb => Ok(Box::new(RocksFileSource::open(path)?)),
         Kind::AlexDb => Ok(Box::new(AlexSource::open(path)?)),
     }
 }
