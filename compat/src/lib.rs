@@ -49,6 +49,7 @@ mod iter_range;
 mod iterator_mode;
 mod key_hex;
 mod options;
+mod ordered_keys;
 mod pinnable_slice;
 mod prop_name;
 mod slice_transform;

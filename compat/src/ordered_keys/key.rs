@@ -1,0 +1,49 @@
+//! [`OrderedKey`]: a user key that sorts by its column family's comparator.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use crate::comparator::Comparator;
+
+/// A user key and the comparator it sorts by, so that a standard ordered
+/// collection keeps keys in the comparator's order. The comparator is
+/// shared by every key of a set (one pointer per key).
+pub(crate) struct OrderedKey {
+    bytes: Box<[u8]>,
+    order: Arc<Comparator>,
+}
+
+impl OrderedKey {
+    /// `bytes`, ordered by `order`.
+    pub(crate) fn new(bytes: &[u8], order: &Arc<Comparator>) -> Self {
+        Self {
+            bytes: bytes.into(),
+            order: Arc::clone(order),
+        }
+    }
+
+    /// The user key.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Ord for OrderedKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.order.compare_user_keys(&self.bytes, &other.bytes)
+    }
+}
+
+impl PartialOrd for OrderedKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for OrderedKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for OrderedKey {}
