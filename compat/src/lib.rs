@@ -37,6 +37,7 @@ pub mod storage;
 
 mod column_family;
 mod comparator;
+mod comparator_names;
 mod cslice;
 mod cstr_like;
 mod db;
