@@ -1,15 +1,32 @@
 //! [`OrderedCursor`]: an iterator's position in a column family with a
 //! custom comparator, read through [`OrderedKeys`] at one snapshot.
+//!
+//! The cursor reads ahead: a seek searches the set once and walks a window
+//! of the keys after it (16, then 4 times more per refill up to 256), and
+//! reads their values at the snapshot in one batched lookup, whose index
+//! descents overlap. Steps then pop from what was read; a step the other
+//! way reads a new window from the current key.
+//!
+//! Keys read ahead stay right while the set changes: a key added after the
+//! cursor's snapshot has no version the snapshot sees, and a key swept out
+//! meanwhile had none either (`sweep.rs`).
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
 use alexdb_engine::Snapshot;
 
-use super::OrderedKeys;
+use super::range::as_ref;
+use super::{OrderedKeys, Way};
 use crate::Error;
 use crate::db::errors::from_engine_ref;
+
+/// Keys in the first window after a seek.
+const FIRST_WINDOW: usize = 16;
+/// The largest window.
+const MAX_WINDOW: usize = 256;
 
 /// Walks the keys of an [`OrderedKeys`] in the comparator's order and reads
 /// each one's value at `snapshot`, skipping the keys with no version there,
@@ -19,17 +36,16 @@ pub(crate) struct OrderedCursor {
     snapshot: Arc<Snapshot>,
     lower: Option<Vec<u8>>,
     upper: Option<Vec<u8>>,
-    /// The key and value the cursor is on.
-    current: Option<(Vec<u8>, Vec<u8>)>,
-    /// The error of the last point read, which ended the walk.
+    /// The visible entries read ahead going `way`, the current one first.
+    ahead: VecDeque<(Vec<u8>, Vec<u8>)>,
+    way: Way,
+    /// Whether nothing lies beyond the last of `ahead` going `way` (the
+    /// set or a bound ended the walk).
+    ended: bool,
+    /// Keys the next read-ahead walks.
+    window: usize,
+    /// The error of a read, which ended the walk.
     error: Option<Error>,
-}
-
-/// Which way a walk goes.
-#[derive(Clone, Copy)]
-enum Way {
-    Forward,
-    Backward,
 }
 
 impl OrderedCursor {
@@ -47,15 +63,18 @@ impl OrderedCursor {
             snapshot,
             lower,
             upper,
-            current: None,
+            ahead: VecDeque::new(),
+            way: Way::Forward,
+            ended: true,
+            window: FIRST_WINDOW,
             error: None,
         }
     }
 
     /// The key and value the cursor is on.
     pub(crate) fn current(&self) -> Option<(&[u8], &[u8])> {
-        self.current
-            .as_ref()
+        self.ahead
+            .front()
             .map(|(k, v)| (k.as_slice(), v.as_slice()))
     }
 
@@ -66,22 +85,14 @@ impl OrderedCursor {
 
     /// Positions at the first visible key.
     pub(crate) fn seek_to_first(&mut self) {
-        let start = self
-            .lower
-            .as_deref()
-            .map_or(Bound::Unbounded, Bound::Included);
-        let candidate = self.keys.next_from(start);
-        self.settle(candidate, Way::Forward);
+        let start = self.lower.clone().map_or(Bound::Unbounded, Bound::Included);
+        self.restart(start, Way::Forward);
     }
 
     /// Positions at the last visible key.
     pub(crate) fn seek_to_last(&mut self) {
-        let start = self
-            .upper
-            .as_deref()
-            .map_or(Bound::Unbounded, Bound::Excluded);
-        let candidate = self.keys.prev_from(start);
-        self.settle(candidate, Way::Backward);
+        let start = self.upper.clone().map_or(Bound::Unbounded, Bound::Excluded);
+        self.restart(start, Way::Backward);
     }
 
     /// Positions at the first visible key `>= target` (and within bounds).
@@ -89,7 +100,7 @@ impl OrderedCursor {
         if self.below_lower(target) {
             return self.seek_to_first();
         }
-        self.settle(self.keys.next_from(Bound::Included(target)), Way::Forward);
+        self.restart(Bound::Included(target.to_vec()), Way::Forward);
     }
 
     /// Positions at the last visible key `<= target` (and within bounds).
@@ -97,50 +108,94 @@ impl OrderedCursor {
         if !self.below_upper(target) {
             return self.seek_to_last();
         }
-        self.settle(self.keys.prev_from(Bound::Included(target)), Way::Backward);
+        self.restart(Bound::Included(target.to_vec()), Way::Backward);
     }
 
     /// Moves to the next visible key.
     pub(crate) fn forward(&mut self) {
-        if let Some((key, _)) = self.current.take() {
-            self.settle(self.keys.next_from(Bound::Excluded(&key)), Way::Forward);
-        }
+        self.step(Way::Forward);
     }
 
     /// Moves to the previous visible key.
     pub(crate) fn backward(&mut self) {
-        if let Some((key, _)) = self.current.take() {
-            self.settle(self.keys.prev_from(Bound::Excluded(&key)), Way::Backward);
+        self.step(Way::Backward);
+    }
+
+    /// Moves one visible key `way` from the current one.
+    fn step(&mut self, way: Way) {
+        if self.way != way {
+            if let Some((key, _)) = self.ahead.pop_front() {
+                self.restart(Bound::Excluded(key), way);
+            }
+            return;
+        }
+        let Some((key, _)) = self.ahead.pop_front() else {
+            return;
+        };
+        if self.ahead.is_empty() && !self.ended {
+            self.read_ahead(Bound::Excluded(key));
         }
     }
 
-    /// Stops on `candidate` or the first key after it going `way` that has
-    /// a version at the snapshot, or ends the walk at a bound.
-    fn settle(&mut self, mut candidate: Option<Vec<u8>>, way: Way) {
-        self.current = None;
-        while let Some(key) = candidate {
-            let in_bounds = match way {
-                Way::Forward => self.below_upper(&key),
-                Way::Backward => !self.below_lower(&key),
-            };
-            if !in_bounds {
-                return;
+    /// Drops what was read ahead and reads from `from` going `way`.
+    fn restart(&mut self, from: Bound<Vec<u8>>, way: Way) {
+        self.ahead.clear();
+        self.way = way;
+        self.ended = false;
+        self.window = FIRST_WINDOW;
+        self.read_ahead(from);
+    }
+
+    /// Reads windows from `from` on until one holds a visible key or the
+    /// walk ends.
+    fn read_ahead(&mut self, mut from: Bound<Vec<u8>>) {
+        let mut keys = Vec::with_capacity(self.window);
+        while self.ahead.is_empty() && !self.ended {
+            keys.clear();
+            self.keys
+                .walk(as_ref(&from), self.way, self.window, &mut keys);
+            self.ended = keys.len() < self.window;
+            self.cut_at_bound(&mut keys);
+            self.read_values(&keys);
+            self.window = (self.window * 4).min(MAX_WINDOW);
+            match keys.pop() {
+                Some(last) => from = Bound::Excluded(last),
+                None => self.ended = true,
             }
-            match self.snapshot.get_pinned(self.keys.keyspace(), &key) {
-                Ok(Some(value)) => {
-                    self.current = Some((key, value.to_vec()));
-                    return;
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    self.error = Some(from_engine_ref(&e));
-                    return;
-                }
-            }
-            candidate = match way {
-                Way::Forward => self.keys.next_from(Bound::Excluded(&key)),
-                Way::Backward => self.keys.prev_from(Bound::Excluded(&key)),
-            };
+        }
+    }
+
+    /// Drops the keys past the bound ahead (and ends the walk there).
+    fn cut_at_bound(&mut self, keys: &mut Vec<Vec<u8>>) {
+        let past = keys.iter().position(|k| match self.way {
+            Way::Forward => !self.below_upper(k),
+            Way::Backward => self.below_lower(k),
+        });
+        if let Some(past) = past {
+            keys.truncate(past);
+            self.ended = true;
+        }
+    }
+
+    /// Reads `keys` at the snapshot, keeping the visible ones in `ahead`.
+    fn read_values(&mut self, keys: &[Vec<u8>]) {
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (ahead, error) = (&mut self.ahead, &mut self.error);
+        let read =
+            self.snapshot
+                .get_many_with(self.keys.keyspace(), &refs, |at, found| match found {
+                    Ok(Some(value)) if error.is_none() => {
+                        ahead.push_back((keys[at].clone(), value.to_vec()));
+                    }
+                    Ok(_) => {}
+                    Err(e) => *error = error.take().or(Some(from_engine_ref(&e))),
+                });
+        if let Err(e) = read {
+            self.error = Some(from_engine_ref(&e));
+        }
+        if self.error.is_some() {
+            self.ahead.clear();
+            self.ended = true;
         }
     }
 

@@ -103,24 +103,42 @@ impl OrderedKeys {
         self.keys.get_or_insert(self.probe(key));
     }
 
-    /// The first key at or after `bound` (from the start with `Unbounded`).
-    pub(crate) fn next_from(&self, bound: Bound<&[u8]>) -> Option<Vec<u8>> {
-        let probe = map_bound(bound, |k| self.probe(k));
-        let entry = self.keys.lower_bound(probe.as_ref())?;
-        Some(entry.value().bytes().to_vec())
-    }
-
-    /// The last key at or before `bound` (from the end with `Unbounded`).
-    pub(crate) fn prev_from(&self, bound: Bound<&[u8]>) -> Option<Vec<u8>> {
-        let probe = map_bound(bound, |k| self.probe(k));
-        let entry = self.keys.upper_bound(probe.as_ref())?;
-        Some(entry.value().bytes().to_vec())
+    /// Appends to `out` up to `max` keys in the comparator's order, from
+    /// the first at or after `from` (going [`Way::Forward`]) or the last at
+    /// or before it (going [`Way::Backward`]); `Unbounded` starts at the
+    /// set's start or end. One search, then one step per key.
+    pub(crate) fn walk(&self, from: Bound<&[u8]>, way: Way, max: usize, out: &mut Vec<Vec<u8>>) {
+        let probe = map_bound(from, |k| self.probe(k));
+        let mut entry = match way {
+            Way::Forward => self.keys.lower_bound(probe.as_ref()),
+            Way::Backward => self.keys.upper_bound(probe.as_ref()),
+        };
+        let end = out.len() + max;
+        while let Some(at) = entry {
+            out.push(at.value().bytes().to_vec());
+            if out.len() >= end {
+                return;
+            }
+            entry = match way {
+                Way::Forward => at.next(),
+                Way::Backward => at.prev(),
+            };
+        }
     }
 
     /// A lookup key for `key`.
     fn probe(&self, key: &[u8]) -> OrderedKey {
         OrderedKey::new(key, &self.order)
     }
+}
+
+/// Which way a walk goes, in the comparator's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// Ascending.
+    Forward,
+    /// Descending.
+    Backward,
 }
 
 /// `bound` with its key mapped by `f`.

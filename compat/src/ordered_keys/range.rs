@@ -13,8 +13,20 @@
 use std::cmp::Ordering;
 use std::ops::Bound;
 
-use super::OrderedKeys;
+use super::{OrderedKeys, Way};
 use crate::Error;
+
+/// Keys walked per search.
+const RANGE_WINDOW: usize = 256;
+
+/// `bound` borrowed.
+pub(crate) fn as_ref(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match bound {
+        Bound::Included(k) => Bound::Included(k),
+        Bound::Excluded(k) => Bound::Excluded(k),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
 
 impl OrderedKeys {
     /// The keys the set holds in `[begin, end)` by the comparator. Fails as
@@ -25,13 +37,22 @@ impl OrderedKeys {
             return Err(Error::invalid_argument("end key comes before start key"));
         }
         let mut keys = Vec::new();
-        let mut next = self.next_from(Bound::Included(begin));
-        while let Some(key) = next {
-            if order.compare_user_keys(&key, end) != Ordering::Less {
+        let mut from = Bound::Included(begin.to_vec());
+        loop {
+            let before = keys.len();
+            self.walk(as_ref(&from), Way::Forward, RANGE_WINDOW, &mut keys);
+            let walked = keys.len() - before;
+            if let Some(past) = keys[before..]
+                .iter()
+                .position(|k| order.compare_user_keys(k, end) != Ordering::Less)
+            {
+                keys.truncate(before + past);
                 break;
             }
-            next = self.next_from(Bound::Excluded(&key));
-            keys.push(key);
+            match keys.last() {
+                Some(last) if walked == RANGE_WINDOW => from = Bound::Excluded(last.clone()),
+                _ => break,
+            }
         }
         Ok(keys)
     }

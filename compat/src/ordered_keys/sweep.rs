@@ -19,7 +19,8 @@ use std::sync::{PoisonError, RwLock};
 
 use alexdb_engine::Db;
 
-use super::OrderedKeys;
+use super::range::as_ref;
+use super::{OrderedKeys, Way};
 use crate::Error;
 use crate::db::errors::IntoRocks;
 
@@ -60,29 +61,30 @@ impl OrderedKeys {
 
     /// Sweeps chunk by chunk; whether it reached the end.
     fn sweep_all(&self, engine: &Db, gate: &RwLock<()>) -> Result<bool, Error> {
-        let mut next = self.next_from(Bound::Unbounded);
-        while next.is_some() {
+        let mut from = Bound::Unbounded;
+        loop {
             let _exclusive = gate.write().unwrap_or_else(PoisonError::into_inner);
             if !no_older_view(engine) {
                 return Ok(false);
             }
-            next = self.sweep_chunk(engine, next)?;
+            match self.sweep_chunk(engine, as_ref(&from))? {
+                Some(last) => from = Bound::Excluded(last),
+                None => return Ok(true),
+            }
         }
-        Ok(true)
     }
 
-    /// Checks up to [`SWEEP_CHUNK`] keys from `first` on, removing those
-    /// without a version; the key to go on from.
-    fn sweep_chunk(&self, engine: &Db, first: Option<Vec<u8>>) -> Result<Option<Vec<u8>>, Error> {
-        let mut next = first;
-        for _ in 0..SWEEP_CHUNK {
-            let Some(key) = next else { return Ok(None) };
-            if engine.get_pinned(self.ks, &key).rocks()?.is_none() {
-                self.keys.remove(&self.probe(&key));
+    /// Checks up to [`SWEEP_CHUNK`] keys from `from` on, removing those
+    /// without a version; the last key checked, unless the set ended.
+    fn sweep_chunk(&self, engine: &Db, from: Bound<&[u8]>) -> Result<Option<Vec<u8>>, Error> {
+        let mut keys = Vec::with_capacity(SWEEP_CHUNK);
+        self.walk(from, Way::Forward, SWEEP_CHUNK, &mut keys);
+        for key in &keys {
+            if engine.get_pinned(self.ks, key).rocks()?.is_none() {
+                self.keys.remove(&self.probe(key));
             }
-            next = self.next_from(Bound::Excluded(&key));
         }
-        Ok(next)
+        Ok(keys.pop().filter(|_| keys.len() + 1 == SWEEP_CHUNK))
     }
 }
 
