@@ -88,7 +88,16 @@ impl Rng {
 
     /// A key from a small space, so that keys repeat and differ by case.
     fn key(&mut self) -> Vec<u8> {
-        const STEMS: [&str; 6] = ["a", "A", "b", "B", "ab", "aB"];
+        // The last stem makes keys longer than the key set holds inline.
+        const STEMS: [&str; 7] = [
+            "a",
+            "A",
+            "b",
+            "B",
+            "ab",
+            "aB",
+            "a-key-longer-than-thirty-two-bytes-",
+        ];
         let stem = STEMS[self.below(STEMS.len() as u64) as usize];
         format!("{stem}{}", self.below(40)).into_bytes()
     }

@@ -149,19 +149,18 @@ impl OrderedCursor {
     /// Reads windows from `from` on until one holds a visible key or the
     /// walk ends.
     fn read_ahead(&mut self, mut from: Bound<Vec<u8>>) {
-        let mut keys = Vec::with_capacity(self.window);
         while self.ahead.is_empty() && !self.ended {
-            keys.clear();
+            let mut keys = Vec::with_capacity(self.window);
             self.keys
                 .walk(as_ref(&from), self.way, self.window, &mut keys);
             self.ended = keys.len() < self.window;
             self.cut_at_bound(&mut keys);
-            self.read_values(&keys);
             self.window = (self.window * 4).min(MAX_WINDOW);
-            match keys.pop() {
-                Some(last) => from = Bound::Excluded(last),
+            match keys.last() {
+                Some(last) => from = Bound::Excluded(last.clone()),
                 None => self.ended = true,
             }
+            self.read_values(keys);
         }
     }
 
@@ -177,17 +176,16 @@ impl OrderedCursor {
         }
     }
 
-    /// Reads `keys` at the snapshot, keeping the visible ones in `ahead`.
-    fn read_values(&mut self, keys: &[Vec<u8>]) {
+    /// Reads `keys` at the snapshot, moving the visible ones into `ahead`
+    /// with their values.
+    fn read_values(&mut self, keys: Vec<Vec<u8>>) {
+        let mut values: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-        let (ahead, error) = (&mut self.ahead, &mut self.error);
+        let error = &mut self.error;
         let read =
             self.snapshot
                 .get_many_with(self.keys.keyspace(), &refs, |at, found| match found {
-                    Ok(Some(value)) if error.is_none() => {
-                        ahead.push_back((keys[at].clone(), value.to_vec()));
-                    }
-                    Ok(_) => {}
+                    Ok(value) => values[at] = value.map(<[u8]>::to_vec),
                     Err(e) => *error = error.take().or(Some(from_engine_ref(&e))),
                 });
         if let Err(e) = read {
@@ -196,7 +194,11 @@ impl OrderedCursor {
         if self.error.is_some() {
             self.ahead.clear();
             self.ended = true;
+            return;
         }
+        let visible = keys.into_iter().zip(values);
+        self.ahead
+            .extend(visible.filter_map(|(key, value)| Some((key, value?))));
     }
 
     /// Whether `key` sorts before the lower bound.

@@ -3,13 +3,20 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::comparator::Comparator;
+
+/// Key bytes held inline, without an allocation of their own: a search
+/// then reads a key where it reads its node.
+const INLINE_BYTES: usize = 32;
 
 /// A user key and the comparator it sorts by, so that a standard ordered
 /// collection keeps keys in the comparator's order. The comparator is
-/// shared by every key of a set (one pointer per key).
+/// shared by every key of a set (one pointer per key); a key of up to
+/// [`INLINE_BYTES`] is held inline.
 pub(crate) struct OrderedKey {
-    bytes: Box<[u8]>,
+    bytes: SmallVec<[u8; INLINE_BYTES]>,
     order: Arc<Comparator>,
 }
 
@@ -17,7 +24,7 @@ impl OrderedKey {
     /// `bytes`, ordered by `order`.
     pub(crate) fn new(bytes: &[u8], order: &Arc<Comparator>) -> Self {
         Self {
-            bytes: bytes.into(),
+            bytes: SmallVec::from_slice(bytes),
             order: Arc::clone(order),
         }
     }
