@@ -28,7 +28,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use alexdb_engine::{Db, KeyRange, KeyspaceId};
-use crossbeam_skiplist::SkipSet;
+use crossbeam_epoch as epoch;
+use crossbeam_skiplist::base::SkipList;
 
 pub(crate) use cursor::OrderedCursor;
 use key::OrderedKey;
@@ -39,7 +40,9 @@ use crate::db::errors::{IntoRocks, from_engine_ref};
 
 /// A column family's keys in its comparator's order.
 pub(crate) struct OrderedKeys {
-    keys: SkipSet<OrderedKey>,
+    /// The keys (the skip list's base form: a walk pins the epoch once
+    /// for its window and steps without touching reference counts).
+    keys: SkipList<OrderedKey, ()>,
     order: Arc<Comparator>,
     ks: KeyspaceId,
     /// Deletes (point deletes, range deletes expanded) applied since the
@@ -66,7 +69,7 @@ impl OrderedKeys {
         comparator: Comparator,
     ) -> Result<Self, Error> {
         let keys = Self {
-            keys: SkipSet::new(),
+            keys: SkipList::new(epoch::default_collector().clone()),
             order: Arc::new(comparator),
             ks,
             deletes_since_sweep: AtomicU64::new(0),
@@ -100,7 +103,10 @@ impl OrderedKeys {
 
     /// Adds `key` (nothing if it is there already).
     pub(crate) fn add(&self, key: &[u8]) {
-        self.keys.get_or_insert(self.probe(key));
+        let guard = &epoch::pin();
+        self.keys
+            .get_or_insert(self.probe(key), (), guard)
+            .release(guard);
     }
 
     /// Appends to `out` up to `max` keys in the comparator's order, from
@@ -109,13 +115,14 @@ impl OrderedKeys {
     /// set's start or end. One search, then one step per key.
     pub(crate) fn walk(&self, from: Bound<&[u8]>, way: Way, max: usize, out: &mut Vec<Vec<u8>>) {
         let probe = map_bound(from, |k| self.probe(k));
+        let guard = &epoch::pin();
         let mut entry = match way {
-            Way::Forward => self.keys.lower_bound(probe.as_ref()),
-            Way::Backward => self.keys.upper_bound(probe.as_ref()),
+            Way::Forward => self.keys.lower_bound(probe.as_ref(), guard),
+            Way::Backward => self.keys.upper_bound(probe.as_ref(), guard),
         };
         let end = out.len() + max;
         while let Some(at) = entry {
-            out.push(at.value().bytes().to_vec());
+            out.push(at.key().bytes().to_vec());
             if out.len() >= end {
                 return;
             }
@@ -123,6 +130,14 @@ impl OrderedKeys {
                 Way::Forward => at.next(),
                 Way::Backward => at.prev(),
             };
+        }
+    }
+
+    /// Removes `key`.
+    fn remove(&self, key: &[u8]) {
+        let guard = &epoch::pin();
+        if let Some(entry) = self.keys.remove(&self.probe(key), guard) {
+            entry.release(guard);
         }
     }
 

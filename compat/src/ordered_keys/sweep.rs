@@ -81,7 +81,7 @@ impl OrderedKeys {
         self.walk(from, Way::Forward, SWEEP_CHUNK, &mut keys);
         for key in &keys {
             if engine.get_pinned(self.ks, key).rocks()?.is_none() {
-                self.keys.remove(&self.probe(key));
+                self.remove(key);
             }
         }
         Ok(keys.pop().filter(|_| keys.len() + 1 == SWEEP_CHUNK))
