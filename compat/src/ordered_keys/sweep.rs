@@ -61,6 +61,11 @@ impl OrderedKeys {
 
     /// Sweeps chunk by chunk; whether it reached the end.
     fn sweep_all(&self, engine: &Db, gate: &RwLock<()>) -> Result<bool, Error> {
+        // Checked first without the gate too, so that a delete made while
+        // an old snapshot lives does not stop every writer to find out.
+        if !no_older_view(engine) {
+            return Ok(false);
+        }
         let mut from = Bound::Unbounded;
         loop {
             let _exclusive = gate.write().unwrap_or_else(PoisonError::into_inner);
