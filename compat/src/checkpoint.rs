@@ -55,7 +55,8 @@ pub(crate) fn create(core: &Core, path: &Path) -> Result<(), Error> {
         return Err(Error::invalid_argument("Directory exists"));
     }
     core.engine.checkpoint(path).rocks()?;
-    crate::identity::copy(core.engine.path(), path)
+    crate::identity::copy(core.engine.path(), path)?;
+    crate::comparator_names::copy(core.engine.path(), path)
 }
 
 /// Makes checkpoints of a [`TransactionDB`](crate::TransactionDB), as

@@ -3,12 +3,13 @@
 //! A column family in bytewise order (the default) is read through the
 //! engine's cursor, straight from the learned index. The learned index is
 //! byte-ordered, so a column family with a custom comparator is served by
-//! another ordered structure: a copy of its entries at the iterator's
-//! moment (or snapshot), sorted by the comparator once when the iterator is
-//! made (`O(n log n)` in the column family's size), with the read options'
-//! bounds applied in the comparator's order. A column family with user
-//! timestamps is read the same way, through the versions visible at the
-//! read timestamp (see `timestamped/`).
+//! another ordered structure: its key set in the comparator's order, kept
+//! as writes arrive (`ordered_keys/`), walked in `O(log n)` a step with a
+//! point read of each key at the iterator's snapshot, and the read
+//! options' bounds applied in the comparator's order. A column family with
+//! user timestamps is read through a copy of the versions visible at the
+//! read timestamp, sorted by the comparator when the iterator is made
+//! (`O(n log n)` in the column family's size; see `timestamped/`).
 
 use std::cmp::Ordering;
 
@@ -17,6 +18,7 @@ use alexdb_engine::Cursor;
 use crate::Error;
 use crate::comparator::Comparator;
 use crate::db::errors::from_engine_ref;
+use crate::ordered_keys::OrderedCursor;
 use crate::timestamped::{self, VisibleEntry};
 
 /// A positioned reader over one column family's entries.
@@ -35,7 +37,9 @@ pub(crate) struct FamilyCursor {
 enum Order {
     /// Bytewise order: the engine's cursor.
     Bytewise(Cursor),
-    /// A custom comparator's order: a sorted copy.
+    /// A custom comparator's order: the column family's key set.
+    Keys(OrderedCursor),
+    /// A comparator with user timestamps: a sorted copy.
     Sorted(SortedEntries),
 }
 
@@ -48,24 +52,6 @@ pub(crate) struct SortedEntries {
 }
 
 impl SortedEntries {
-    /// Reads every entry of `cursor` and sorts them by `comparator`,
-    /// keeping those in `[lower, upper)` by its order.
-    pub(crate) fn new(
-        mut cursor: Cursor,
-        comparator: Comparator,
-        lower: Option<&[u8]>,
-        upper: Option<&[u8]>,
-    ) -> Result<Self, Error> {
-        let mut entries = Vec::new();
-        cursor.seek_to_first();
-        while let Some(entry) = cursor.entry() {
-            entries.push((entry.key().to_vec(), entry.value().to_vec(), Vec::new()));
-            cursor.forward();
-        }
-        cursor.status().map_err(from_engine_ref)?;
-        Ok(Self::sorted(entries, comparator, lower, upper))
-    }
-
     /// The versions of a column family with user timestamps visible at
     /// `read_ts`, read through `cursor`, sorted by `comparator`'s user-key
     /// order and kept within `[lower, upper)` by it.
@@ -130,6 +116,14 @@ impl FamilyCursor {
         }
     }
 
+    /// Reads through a column family's key set.
+    pub(crate) fn ordered(cursor: OrderedCursor, trim: usize) -> Self {
+        Self {
+            order: Order::Keys(cursor),
+            trim,
+        }
+    }
+
     /// Reads a sorted copy.
     pub(crate) fn sorted(entries: SortedEntries, trim: usize) -> Self {
         Self {
@@ -143,6 +137,7 @@ impl FamilyCursor {
     pub(crate) fn valid(&self) -> bool {
         match &self.order {
             Order::Bytewise(cursor) => cursor.valid(),
+            Order::Keys(cursor) => cursor.current().is_some(),
             Order::Sorted(sorted) => sorted.current().is_some(),
         }
     }
@@ -158,6 +153,7 @@ impl FamilyCursor {
     pub(crate) fn key(&self) -> Option<&[u8]> {
         match &self.order {
             Order::Bytewise(cursor) => cursor.key(),
+            Order::Keys(cursor) => cursor.current().map(|(k, _)| k),
             Order::Sorted(sorted) => sorted.current().map(|(k, _, _)| k.as_slice()),
         }
     }
@@ -167,6 +163,7 @@ impl FamilyCursor {
     pub(crate) fn value(&self) -> Option<&[u8]> {
         let value = match &self.order {
             Order::Bytewise(cursor) => cursor.value()?,
+            Order::Keys(cursor) => cursor.current().map(|(_, v)| v)?,
             Order::Sorted(sorted) => sorted.current().map(|(_, v, _)| v.as_slice())?,
         };
         Some(&value[..value.len().saturating_sub(self.trim)])
@@ -177,6 +174,7 @@ impl FamilyCursor {
     pub(crate) fn timestamp(&self) -> Option<&[u8]> {
         match &self.order {
             Order::Bytewise(cursor) => cursor.entry().map(|_| &[][..]),
+            Order::Keys(cursor) => cursor.current().map(|_| &[][..]),
             Order::Sorted(sorted) => sorted.current().map(|(_, _, ts)| ts.as_slice()),
         }
     }
@@ -185,6 +183,7 @@ impl FamilyCursor {
     pub(crate) fn status(&self) -> Result<(), Error> {
         match &self.order {
             Order::Bytewise(cursor) => cursor.status().map_err(from_engine_ref),
+            Order::Keys(cursor) => cursor.status(),
             Order::Sorted(_) => Ok(()),
         }
     }
@@ -193,6 +192,7 @@ impl FamilyCursor {
     pub(crate) fn seek_to_first(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.seek_to_first(),
+            Order::Keys(cursor) => cursor.seek_to_first(),
             Order::Sorted(sorted) => sorted.at = (!sorted.entries.is_empty()).then_some(0),
         }
     }
@@ -201,6 +201,7 @@ impl FamilyCursor {
     pub(crate) fn seek_to_last(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.seek_to_last(),
+            Order::Keys(cursor) => cursor.seek_to_last(),
             Order::Sorted(sorted) => sorted.at = sorted.entries.len().checked_sub(1),
         }
     }
@@ -209,6 +210,7 @@ impl FamilyCursor {
     pub(crate) fn seek(&mut self, key: &[u8]) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.seek(key),
+            Order::Keys(cursor) => cursor.seek(key),
             Order::Sorted(sorted) => sorted.seek(key),
         }
     }
@@ -217,6 +219,7 @@ impl FamilyCursor {
     pub(crate) fn seek_for_prev(&mut self, key: &[u8]) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.seek_for_prev(key),
+            Order::Keys(cursor) => cursor.seek_for_prev(key),
             Order::Sorted(sorted) => sorted.seek_for_prev(key),
         }
     }
@@ -226,6 +229,7 @@ impl FamilyCursor {
     pub(crate) fn forward(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.forward(),
+            Order::Keys(cursor) => cursor.forward(),
             Order::Sorted(sorted) => {
                 let len = sorted.entries.len();
                 sorted.at = sorted.at.map(|at| at + 1).filter(|&next| next < len);
@@ -238,6 +242,7 @@ impl FamilyCursor {
     pub(crate) fn backward(&mut self) {
         match &mut self.order {
             Order::Bytewise(cursor) => cursor.backward(),
+            Order::Keys(cursor) => cursor.backward(),
             Order::Sorted(sorted) => sorted.at = sorted.at.and_then(|at| at.checked_sub(1)),
         }
     }

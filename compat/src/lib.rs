@@ -37,6 +37,7 @@ pub mod storage;
 
 mod column_family;
 mod comparator;
+mod comparator_names;
 mod cslice;
 mod cstr_like;
 mod db;
@@ -49,6 +50,7 @@ mod iter_range;
 mod iterator_mode;
 mod key_hex;
 mod options;
+mod ordered_keys;
 mod pinnable_slice;
 mod prop_name;
 mod slice_transform;

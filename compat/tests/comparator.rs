@@ -104,3 +104,61 @@ fn a_family_created_with_a_comparator_after_the_open_follows_it() {
     assert_eq!(keys(db.iterator_cf(&cf, IteratorMode::Start)), b"cba");
     assert_eq!(keys(db.iterator(IteratorMode::Start)), b"abc");
 }
+
+#[test]
+fn reopening_with_another_comparator_is_refused_as_in_rocksdb() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path()));
+    let opts = Options::default();
+    let mut other = Options::default();
+    other.set_comparator("other", Box::new(reverse));
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", other)];
+    let err = DB::open_cf_descriptors(&opts, dir.path(), cfs)
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        "Invalid argument: other: does not match existing comparator reverse"
+    );
+
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", Options::default())];
+    let err = DB::open_cf_descriptors(&opts, dir.path(), cfs)
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        "Invalid argument: leveldb.BytewiseComparator: does not match existing comparator reverse"
+    );
+
+    let reversed = || {
+        let mut reversed = Options::default();
+        reversed.set_comparator("reverse", Box::new(reverse));
+        reversed
+    };
+    let cfs = vec![
+        ColumnFamilyDescriptor::new("default", reversed()),
+        ColumnFamilyDescriptor::new("rev", reversed()),
+    ];
+    let err = DB::open_cf_descriptors(&opts, dir.path(), cfs)
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        "Invalid argument: reverse: does not match existing comparator leveldb.BytewiseComparator",
+        "the default column family was created bytewise"
+    );
+
+    drop(open(dir.path()));
+}
+
+#[test]
+fn a_dropped_column_family_may_come_back_with_another_comparator() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = open(dir.path());
+    db.drop_cf("rev").unwrap();
+    db.create_cf("rev", &Options::default()).unwrap();
+    drop(db);
+    let opts = Options::default();
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", Options::default())];
+    DB::open_cf_descriptors(&opts, dir.path(), cfs).unwrap();
+}

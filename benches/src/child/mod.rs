@@ -142,6 +142,7 @@ fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildO
     })?;
     warm_up(&mut engine, data, job.ops.min(n))?;
     reads::run(&mut engine, job, data, &mut out)?;
+    reads::cmp_seek10::<E>(job, data, dir, &sizing, &mut out)?;
     let mut steps = Steps {
         job,
         data,

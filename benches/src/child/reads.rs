@@ -1,7 +1,9 @@
 //! The read workloads, run first, on the loaded data.
 
 use super::{Job, record_timed};
-use crate::engines::Engine;
+use std::path::Path;
+
+use crate::engines::{Engine, Sizing};
 use crate::error::Result;
 use crate::keys::{DataSet, uniform_order, zipf_order};
 use crate::results::ChildOutput;
@@ -56,4 +58,28 @@ pub(super) fn run<E: Engine>(
         w::seek10(e, data, &uniform_order(n, seeks, 4))
     })?;
     run(Workload::Scan, &mut |e| w::scan(e, n))
+}
+
+/// `cmp-seek10`, if asked: loads the keys into a second store ordered by a
+/// reverse comparator, in a directory beside `dir`, and seeks in it.
+pub(super) fn cmp_seek10<E: Engine>(
+    job: &Job,
+    data: &DataSet,
+    dir: &Path,
+    sizing: &Sizing,
+    out: &mut ChildOutput,
+) -> Result<()> {
+    let n = data.present.len();
+    let seeks = (job.ops.min(n).max(1) / 4).max(1);
+    let supported = E::supports(Workload::CmpSeek10);
+    record_timed(out, job, Workload::CmpSeek10, supported, || {
+        let beside = dir.parent().unwrap_or(dir);
+        let ordered_dir = tempfile::Builder::new()
+            .prefix("alexdb-bench-cmp-")
+            .tempdir_in(beside)?;
+        let mut store = E::open_reverse_ordered(ordered_dir.path(), sizing)?;
+        w::load_ordered(store.as_mut(), data)?;
+        let ns = w::cmp_seek10(store.as_mut(), data, &uniform_order(n, seeks, 4))?;
+        Ok(w::Timed::plain(ns))
+    })
 }

@@ -131,10 +131,10 @@ pub trait Engine: Sized {
     /// Opens, creating if needed, the store in the empty or existing `dir`.
     fn open(dir: &Path, sizing: &Sizing) -> Result<Self>;
 
-    /// Whether the engine can run `workload` (all can run most).
+    /// Whether the engine can run `workload` (all can run most;
+    /// `cmp-seek10` needs [`Self::open_reverse_ordered`]).
     fn supports(workload: Workload) -> bool {
-        let _ = workload;
-        true
+        workload != Workload::CmpSeek10
     }
 
     /// Writes `pairs` in one batch (one transaction where the engine has them).
@@ -228,10 +228,26 @@ pub trait Engine: Sized {
         Err(unsupported("transactions"))
     }
 
+    /// Opens a new store in the empty `dir` whose keys are ordered by a
+    /// custom comparator, reverse bytewise (`Options::set_comparator`).
+    fn open_reverse_ordered(dir: &Path, sizing: &Sizing) -> Result<Box<dyn OrderedSeek>> {
+        let _ = (dir, sizing);
+        Err(unsupported("custom comparator"))
+    }
+
     /// Closes the store, waiting for whatever closing involves.
     fn close(self) -> Result<()> {
         Ok(())
     }
+}
+
+/// A store ordered by a custom comparator, as `cmp-seek10` drives it.
+pub trait OrderedSeek {
+    /// As [`Engine::write_batch`].
+    fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()>;
+
+    /// As [`Engine::seek_next`], in the comparator's order.
+    fn seek_next(&mut self, key: &[u8], nexts: usize) -> Result<(u64, usize)>;
 }
 
 /// What threads other than the owner's may do at the same time.

@@ -8,6 +8,8 @@
 /// `optimistic_txn_store!` type its transactions run on.
 macro_rules! rocks_api_engine {
     ($ty:ident, $krate:ident, $txn:ident) => {
+        rocks_api_ordered!($ty);
+
         impl $crate::engines::SharedAccess for $ty {
             fn get(&self, key: &[u8]) -> $crate::error::Result<Option<u64>> {
                 Ok(self.db.get(key)?.map(|v| $crate::engines::touch(&v)))
@@ -19,6 +21,23 @@ macro_rules! rocks_api_engine {
         }
 
         impl $crate::engines::Engine for $ty {
+            fn supports(_workload: $crate::workloads::Workload) -> bool {
+                true
+            }
+
+            fn open_reverse_ordered(
+                dir: &::std::path::Path,
+                sizing: &$crate::engines::Sizing,
+            ) -> $crate::error::Result<Box<dyn $crate::engines::OrderedSeek>> {
+                let mut opts = $ty::options(sizing);
+                opts.set_comparator(
+                    "alexdb-bench.reverse",
+                    Box::new(|a: &[u8], b: &[u8]| b.cmp(a)),
+                );
+                let db = $krate::DB::open(&opts, dir)?;
+                Ok(Box::new($ty { db }))
+            }
+
             fn open(
                 dir: &::std::path::Path,
                 sizing: &$crate::engines::Sizing,
@@ -139,6 +158,25 @@ macro_rules! rocks_api_engine {
                 }
                 it.status()?;
                 Ok((sum, seen))
+            }
+        }
+    };
+}
+
+/// Implements `OrderedSeek` for `$ty` (as in [`rocks_api_engine`]).
+macro_rules! rocks_api_ordered {
+    ($ty:ident) => {
+        impl $crate::engines::OrderedSeek for $ty {
+            fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> $crate::error::Result<()> {
+                $crate::engines::Engine::write_batch(self, pairs)
+            }
+
+            fn seek_next(
+                &mut self,
+                key: &[u8],
+                nexts: usize,
+            ) -> $crate::error::Result<(u64, usize)> {
+                $crate::engines::Engine::seek_next(self, key, nexts)
             }
         }
     };

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 mod deletes;
 mod flood;
+mod ordered;
 mod point;
 mod shift;
 mod threads;
@@ -17,6 +18,7 @@ mod txn;
 
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
 pub use flood::flood;
+pub use ordered::{cmp_seek10, load_ordered};
 pub use point::{get_absent, get_present, load, mixed, multi_get, scan, seek10};
 pub use shift::hot_range;
 pub use threads::{get_two_readers, get_with_writer, writers};
@@ -85,6 +87,8 @@ pub enum Workload {
     Mixed,
     /// Seek to a random present key and read it and the 10 next entries.
     Seek10,
+    /// `seek10` in a database whose comparator is reverse bytewise.
+    CmpSeek10,
     /// Full ordered scan, per entry.
     Scan,
     /// Random get of present keys from 2 reader threads at once.
@@ -155,6 +159,7 @@ impl Workload {
         Workload::Mixed,
         Workload::OptimisticTxn,
         Workload::Seek10,
+        Workload::CmpSeek10,
         Workload::Scan,
         Workload::ScanCompacted,
         Workload::Flood,
@@ -189,6 +194,7 @@ impl Workload {
             Workload::MultiGet => "multi-get",
             Workload::Mixed => "mixed",
             Workload::Seek10 => "seek10",
+            Workload::CmpSeek10 => "cmp-seek10",
             Workload::Scan => "scan",
             Workload::Get2r => "get-2r",
             Workload::GetW => "get-w",
@@ -247,6 +253,10 @@ impl Workload {
             }
             Workload::Mixed => "80% copying get / 20% overwrite (single put, no sync), uniform",
             Workload::Seek10 => "seek to a random present key, read it and the next 10 entries",
+            Workload::CmpSeek10 => {
+                "as `seek10`, in a second database of the same keys whose comparator \
+                 (`Options::set_comparator`) is reverse bytewise (RocksDB API engines only)"
+            }
             Workload::Scan => "full ordered scan of every entry, per entry",
             Workload::Get2r => {
                 "copying get of present keys from 2 reader threads at once (uniform, a \

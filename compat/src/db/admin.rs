@@ -466,7 +466,8 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         if core.access() != Access::Secondary {
             return Err(Error::not_supported("Supported only by secondary instance"));
         }
-        core.engine.catch_up().rocks()
+        core.engine.catch_up().rocks()?;
+        core.refill_ordered_keys()
     }
 
     /// The data files: one entry per segment file and column family with

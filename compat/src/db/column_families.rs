@@ -6,6 +6,7 @@ use super::core::{Core, FamilyInfo};
 use super::errors::IntoRocks;
 use super::{DBCommon, DBInner, MultiThreaded, SingleThreaded};
 use crate::column_family::ColumnFamily;
+use crate::comparator_names;
 use crate::{BoundColumnFamily, DEFAULT_COLUMN_FAMILY_NAME, Error, Options};
 
 impl Core {
@@ -17,6 +18,7 @@ impl Core {
             return Err(Error::invalid_argument("Column family already exists"));
         }
         let id = self.engine.create_keyspace(name).rocks()?;
+        comparator_names::record(self.engine.path(), name, comparator_names::name_of(opts))?;
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
         self.note_family(&info);
         families.insert(id.0, info);
@@ -38,6 +40,7 @@ impl Core {
             return Err(Error::invalid_argument("Can't drop default column family"));
         }
         self.engine.drop_keyspace(name).rocks()?;
+        comparator_names::forget(self.engine.path(), name)?;
         self.families_mut().remove(&id);
         self.apply_auto_compaction();
         // A failed pass only delays reclamation; background compaction retries.

@@ -14,12 +14,14 @@ use crate::comparator::Comparator;
 use crate::db::access::Access;
 use crate::db::errors::IntoRocks;
 use crate::db::filter_thread::FilterThread;
+use crate::db::ordered_writes::{self, GateNeed};
 use crate::db::spare_batch;
 use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
 use crate::family_cursor::{FamilyCursor, SortedEntries};
 use crate::merge_operator::MergeOperator;
 use crate::options::{SharedCompactionFilter, SharedFilterFactory};
+use crate::ordered_keys::{OrderedCursor, OrderedKeys};
 use crate::perf::context::count as count_perf;
 use crate::perf::metric::PerfMetric;
 use crate::pinnable_slice::DBPinnableSlice;
@@ -47,6 +49,9 @@ pub(crate) struct FamilyInfo {
     pub(crate) compaction_filter_factory: Option<SharedFilterFactory>,
     /// The custom key order of those options, if any (iterators follow it).
     pub(crate) comparator: Option<Comparator>,
+    /// For a custom comparator without user timestamps: the column
+    /// family's keys in its order, which iterators walk (`ordered_keys/`).
+    pub(crate) ordered: Option<Arc<OrderedKeys>>,
     /// How long its entries live, in a database opened with a TTL.
     pub(crate) ttl: Option<Duration>,
     /// Whether its options set `disable_auto_compactions` (see
@@ -140,6 +145,7 @@ impl FamilyInfo {
                 .as_ref()
                 .map(|f| f.factory.clone()),
             comparator: opts.comparator.clone(),
+            ordered: ordered_keys(engine, id, opts.comparator.as_ref())?,
             ttl: None,
             auto_compactions_disabled: opts.recorded.get("disable_auto_compactions") == Some("1"),
             levels,
@@ -170,6 +176,22 @@ fn compression_of(opts: &Options) -> Compression {
     match named {
         "NoCompression" => Compression::None,
         _ => Compression::Lz4,
+    }
+}
+
+/// The ordered key set of a column family with `comparator`, if it needs
+/// one (a custom comparator without user timestamps), built from what
+/// keyspace `id` of `engine` holds.
+fn ordered_keys(
+    engine: &Db,
+    id: KeyspaceId,
+    comparator: Option<&Comparator>,
+) -> Result<Option<Arc<OrderedKeys>>, Error> {
+    match comparator {
+        Some(c) if c.timestamp_size == 0 => {
+            Ok(Some(Arc::new(OrderedKeys::build(engine, id, c.clone())?)))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -207,6 +229,11 @@ pub struct Core {
     /// cursor is the engine's bytewise one, made without the lock on the
     /// column families.
     ordered_families: AtomicBool,
+    /// The write gate of the column families with a custom comparator
+    /// (`ordered_writes.rs`): writes to them hold it shared from adding
+    /// their keys until their write is visible, range deletes and sweeps of
+    /// their key sets exclusively.
+    ordered_gate: RwLock<()>,
     /// This core, for the background thread it starts (set once it is
     /// shared: see `RunningCore`).
     pub(crate) myself: Weak<Core>,
@@ -239,6 +266,7 @@ impl Core {
             filter_thread: Mutex::new(None),
             timestamped_families: AtomicBool::new(timestamped),
             ordered_families: AtomicBool::new(ordered),
+            ordered_gate: RwLock::new(()),
         }
     }
 
@@ -542,23 +570,21 @@ impl Core {
             )?;
             return Ok(FamilyCursor::sorted(entries, self.value_trim()));
         }
-        let comparator = self.families().get(&cf).and_then(|f| f.comparator.clone());
-        let range = match comparator {
-            Some(_) => KeyRange::default(),
-            None => KeyRange {
-                lower: lower.clone(),
-                upper: upper.clone(),
-            },
+        let ordered = self.families().get(&cf).and_then(|f| f.ordered.clone());
+        if let Some(keys) = ordered {
+            let snapshot = match &readopts.snapshot {
+                Some(snapshot) => Arc::clone(snapshot),
+                None => Arc::new(self.engine.reader_snapshot()),
+            };
+            let cursor = OrderedCursor::new(keys, snapshot, lower.clone(), upper.clone());
+            return Ok(FamilyCursor::ordered(cursor, self.value_trim()));
+        }
+        let range = KeyRange {
+            lower: lower.clone(),
+            upper: upper.clone(),
         };
         let cursor = self.raw_cursor(cf, range, readopts)?;
-        let trim = self.value_trim();
-        Ok(match comparator {
-            None => FamilyCursor::bytewise(cursor, trim),
-            Some(comparator) => FamilyCursor::sorted(
-                SortedEntries::new(cursor, comparator, lower.as_deref(), upper.as_deref())?,
-                trim,
-            ),
-        })
+        Ok(FamilyCursor::bytewise(cursor, self.value_trim()))
     }
 
     /// An engine cursor over `range` of column family `cf`, at the snapshot
@@ -800,10 +826,32 @@ impl Core {
         watched: &[WatchedKey<'_>],
         bytes: usize,
     ) -> Result<(), Error> {
+        let need = match self.ordered_families.load(Ordering::Acquire) {
+            true => ordered_writes::need_of(ops, &self.families()),
+            false => GateNeed::None,
+        };
         let mut engine_batch = spare_batch::take(ops.len(), op_bytes(ops));
+        let hold = ordered_writes::hold(&self.ordered_gate, need);
         let outcome = self.apply_as(&mut engine_batch, ops, writeopts, watched, bytes);
+        drop(hold);
         spare_batch::give_back(engine_batch);
+        if need != GateNeed::None && outcome.is_ok() {
+            let due = ordered_writes::due_sweeps(&self.engine, ops, &self.families());
+            ordered_writes::sweep(&self.engine, &self.ordered_gate, due);
+        }
         outcome
+    }
+
+    /// Adds every key the engine holds to the key sets of the column
+    /// families with a comparator: a secondary instance's catch-up brings
+    /// writes that did not go through this handle.
+    pub(crate) fn refill_ordered_keys(&self) -> Result<(), Error> {
+        let sets: Vec<Arc<OrderedKeys>> = self
+            .families()
+            .values()
+            .filter_map(|f| f.ordered.clone())
+            .collect();
+        sets.iter().try_for_each(|keys| keys.refill(&self.engine))
     }
 
     /// [`Self::apply`] with `engine_batch`, empty, to translate `ops` into.
@@ -890,6 +938,11 @@ fn translate(
         ));
     };
     let ks = KeyspaceId(cf);
+    if let Some(keys) = &family.ordered
+        && ordered_writes::translate(op, keys, out)?
+    {
+        return Ok(());
+    }
     if let Some(comparator) = family.timestamps() {
         let stamp_value = |value: &[u8]| match stamp {
             Some(now) => ttl::stamped(value, now),

@@ -22,6 +22,7 @@ mod level_properties;
 mod metadata;
 mod multi_get;
 pub(crate) mod open;
+mod ordered_writes;
 mod read;
 mod rocksdb_dir;
 mod spare_batch;

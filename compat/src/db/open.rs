@@ -351,6 +351,7 @@ where
         // A reader may name a subset of the column families, as in RocksDB.
         Access::ReadOnly | Access::Secondary => open_reader(path, opts, access)?,
     };
+    crate::comparator_names::check_open(path, &cfs, access == Access::ReadWrite)?;
     let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
     let handles = if named {
         families
@@ -427,6 +428,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             let ours = name == MANIFEST_FILE
                 || name == MANIFEST_TMP
                 || name == crate::identity::IDENTITY_FILE
+                || name == crate::comparator_names::COMPARATORS_FILE
                 || alexdb_engine::is_database_file(&name);
             if ours {
                 fs::remove_file(entry.path()).map_err(|e| {

@@ -464,6 +464,21 @@ impl Db {
         Snapshot::new(&self.shared())
     }
 
+    /// A snapshot for one reader's own view (an iterator reading by point
+    /// lookups): it keeps the versions it can see from compaction as
+    /// [`Self::snapshot`]'s does, but like a cursor it is neither counted
+    /// nor timed as an explicit snapshot in [`Self::stats`].
+    pub fn reader_snapshot(&self) -> Snapshot {
+        Snapshot::held_by(&self.shared(), Holder::Cursor)
+    }
+
+    /// The sequence number of the oldest live view (snapshots, cursors and
+    /// reader snapshots alike), or `None` when there is none. A view taken
+    /// later sees at least the sequence number visible then.
+    pub fn oldest_view_seq(&self) -> Option<u64> {
+        self.shared().snapshots.oldest_seq()
+    }
+
     /// A cursor over `keyspace` within `range`, reading at this moment (an
     /// implicit snapshot). Position it with `seek_to_first` and friends.
     #[inline]

@@ -25,8 +25,13 @@ pub struct Snapshot {
 
 impl Snapshot {
     pub(crate) fn new(shared: &Arc<Shared>) -> Self {
+        Self::held_by(shared, Holder::Snapshot)
+    }
+
+    /// A snapshot registered for `holder`.
+    pub(crate) fn held_by(shared: &Arc<Shared>, holder: Holder) -> Self {
         Snapshot {
-            guard: Arc::new(SnapshotGuard::register(shared, Holder::Snapshot)),
+            guard: Arc::new(SnapshotGuard::register(shared, holder)),
         }
     }
 

@@ -1,0 +1,126 @@
+//! What writes do for column families with a custom comparator: hold the
+//! write gate while they add their keys to the family's [`OrderedKeys`]
+//! and make the write visible, expand range deletes in the comparator's
+//! order, and sweep deleted keys once enough have piled up.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use alexdb_engine::{Db, KeyspaceId, WriteBatch};
+
+use super::core::FamilyInfo;
+use crate::Error;
+use crate::ordered_keys::OrderedKeys;
+use crate::write_batch::BatchOp;
+
+/// A writer's hold of the write gate.
+pub(crate) enum GateHold<'a> {
+    /// Held by a write that adds keys: writes proceed side by side.
+    Shared(#[expect(dead_code, reason = "held for its drop")] RwLockReadGuard<'a, ()>),
+    /// Held by a write with a range delete in the comparator's order (and
+    /// by a sweep): nothing else writes to such a column family meanwhile.
+    Exclusive(#[expect(dead_code, reason = "held for its drop")] RwLockWriteGuard<'a, ()>),
+}
+
+/// How much of the write gate a batch needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GateNeed {
+    /// It writes no column family with a comparator.
+    None,
+    /// It adds keys to such column families.
+    Shared,
+    /// It deletes a range of one.
+    Exclusive,
+}
+
+/// What of the gate `ops` need. Decided under the column families' lock,
+/// which must be let go before the gate is taken (writers take the gate
+/// first, then that lock).
+pub(crate) fn need_of(ops: &[BatchOp<'_>], families: &BTreeMap<u32, FamilyInfo>) -> GateNeed {
+    let ordered = |op: &&BatchOp<'_>| {
+        op.cf()
+            .and_then(|cf| families.get(&cf))
+            .is_some_and(|f| f.ordered.is_some())
+    };
+    let mut need = GateNeed::None;
+    for op in ops.iter().filter(ordered) {
+        if matches!(op, BatchOp::DeleteRange { .. }) {
+            return GateNeed::Exclusive;
+        }
+        need = GateNeed::Shared;
+    }
+    need
+}
+
+/// Takes `gate` as `need` says.
+pub(crate) fn hold(gate: &RwLock<()>, need: GateNeed) -> Option<GateHold<'_>> {
+    match need {
+        GateNeed::None => None,
+        GateNeed::Shared => Some(GateHold::Shared(
+            gate.read().unwrap_or_else(PoisonError::into_inner),
+        )),
+        GateNeed::Exclusive => Some(GateHold::Exclusive(
+            gate.write().unwrap_or_else(PoisonError::into_inner),
+        )),
+    }
+}
+
+/// Translates `op` of a column family with a comparator (`keys`) into
+/// `out`: a put or merge adds its key to the set first, a range delete
+/// becomes point deletes of the keys in its range by the comparator.
+/// Returns `false` for the ops it leaves to the bytewise translation.
+pub(crate) fn translate(
+    op: BatchOp<'_>,
+    keys: &OrderedKeys,
+    out: &mut WriteBatch,
+) -> Result<bool, Error> {
+    let ks: KeyspaceId = keys.keyspace();
+    match op {
+        BatchOp::Put { key, .. } | BatchOp::Merge { key, .. } => keys.add(key),
+        BatchOp::Delete { .. } | BatchOp::SingleDelete { .. } => keys.count_deletes(1),
+        BatchOp::DeleteRange { begin, end, .. } => {
+            let doomed = keys.keys_in(begin, end)?;
+            keys.count_deletes(doomed.len() as u64);
+            for key in &doomed {
+                out.delete(ks, key);
+            }
+            return Ok(true);
+        }
+        BatchOp::LogData(_) | BatchOp::Noop => {}
+    }
+    Ok(false)
+}
+
+/// The sets of the column families `ops` deleted from whose sweep is due.
+pub(crate) fn due_sweeps(
+    engine: &Db,
+    ops: &[BatchOp<'_>],
+    families: &BTreeMap<u32, FamilyInfo>,
+) -> Vec<Arc<OrderedKeys>> {
+    let mut due: Vec<Arc<OrderedKeys>> = Vec::new();
+    for op in ops {
+        let deletes = matches!(
+            op,
+            BatchOp::Delete { .. } | BatchOp::SingleDelete { .. } | BatchOp::DeleteRange { .. }
+        );
+        let keys = op
+            .cf()
+            .and_then(|cf| families.get(&cf))
+            .and_then(|f| f.ordered.as_ref());
+        if let (true, Some(keys)) = (deletes, keys)
+            && !due.iter().any(|k| Arc::ptr_eq(k, keys))
+            && keys.sweep_due(engine)
+        {
+            due.push(Arc::clone(keys));
+        }
+    }
+    due
+}
+
+/// Sweeps `due`, without the column families' lock (a sweep takes the
+/// gate). A failed sweep leaves the keys for the next one.
+pub(crate) fn sweep(engine: &Db, gate: &RwLock<()>, due: Vec<Arc<OrderedKeys>>) {
+    for keys in due {
+        let _ = keys.sweep(engine, gate);
+    }
+}
