@@ -147,7 +147,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 30] = [
+    pub const ALL: [Workload; 31] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
