@@ -99,16 +99,14 @@ pub fn run(job: &Job, data_dir: Option<&Path>) -> Result<ChildOutput> {
         )));
     }
     let data = DataSet::generate(job.keyset, job.keys, job.value_size, job.values);
-    let temp = match data_dir {
-        Some(d) => tempfile::Builder::new()
-            .prefix("alexdb-bench-")
-            .tempdir_in(d)?,
-        None => tempfile::Builder::new().prefix("alexdb-bench-").tempdir()?,
+    let temp;
+    let dir = match &job.ltm {
+        Some((_, dir)) => dir.as_path(),
+        None => {
+            temp = fresh_dir(data_dir)?;
+            temp.path()
+        }
     };
-    let dir = job
-        .ltm
-        .as_ref()
-        .map_or(temp.path(), |(_, dir)| dir.as_path());
     match job.engine {
         EngineKind::Alexdb => run_engine::<AlexCompat>(job, &data, dir),
         EngineKind::AlexdbEngine => run_engine::<AlexEngine>(job, &data, dir),
@@ -120,6 +118,16 @@ pub fn run(job: &Job, data_dir: Option<&Path>) -> Result<ChildOutput> {
         EngineKind::RocksdbI64 => run_engine::<I64Engine<RocksStorage>>(job, &data, dir),
         EngineKind::Floor => run_engine::<Floor>(job, &data, dir),
     }
+}
+
+/// A new temporary directory under `data_dir` (else the system's).
+fn fresh_dir(data_dir: Option<&Path>) -> Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("alexdb-bench-");
+    Ok(match data_dir {
+        Some(d) => builder.tempdir_in(d)?,
+        None => builder.tempdir()?,
+    })
 }
 
 /// Runs the job's larger-than-memory step, or else the whole suite.
