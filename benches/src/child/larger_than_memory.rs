@@ -5,7 +5,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::{Job, check_background, record_timed};
+use super::{Job, MIB, check_background, record_timed};
 use crate::engines::{Engine, Sizing};
 use crate::error::{BenchError, Result};
 use crate::keys::{DataSet, uniform_order};
@@ -13,8 +13,6 @@ use crate::ltm::GO;
 use crate::measure::{disk_read_bytes, peak_rss_bytes, reset_peak_rss};
 use crate::results::ChildOutput;
 use crate::workloads::{self as w, Workload};
-
-const MIB: f64 = (1 << 20) as f64;
 
 /// Loads `data` into a store in `dir`, waits for its background
 /// compactions and closes it; records no figure.
