@@ -6,6 +6,7 @@ use clap::Parser;
 
 use crate::engines::EngineKind;
 use crate::keys::{Keyset, ValueKind};
+use crate::ltm::Phase;
 use crate::workloads::Workload;
 
 /// Compares AlexDB with RocksDB, SQLite and LMDB side by side: each engine
@@ -75,6 +76,16 @@ pub struct Cli {
     #[arg(long, value_name = "RESULTS_JSON")]
     pub render: Option<PathBuf>,
 
+    /// Larger than memory: per engine and repetition, one process loads the
+    /// store and closes it; the page cache is dropped; a second process,
+    /// in a memory cgroup limited to a quarter of the store's disk, opens
+    /// it and runs `ltm-get-cold`, `ltm-get`, `ltm-seek10` and `ltm-scan`.
+    /// Needs root and a cgroup memory controller (v1 or v2), else it is
+    /// skipped with the reason. Alone it runs only this mode; add
+    /// `--workloads` to run those as well.
+    #[arg(long)]
+    pub larger_than_memory: bool,
+
     /// Internal: run one engine on one scenario and print JSON.
     #[arg(long, hide = true)]
     pub child: bool,
@@ -86,6 +97,14 @@ pub struct Cli {
     /// Internal (child): the key set.
     #[arg(long, value_enum, hide = true)]
     pub keyset: Option<Keyset>,
+
+    /// Internal (child): the larger-than-memory step to run.
+    #[arg(long, value_enum, hide = true, requires = "ltm_dir")]
+    pub ltm_phase: Option<Phase>,
+
+    /// Internal (child): the store of the larger-than-memory mode.
+    #[arg(long, hide = true)]
+    pub ltm_dir: Option<PathBuf>,
 }
 
 impl Cli {
@@ -99,14 +118,25 @@ impl Cli {
         if self.engines.is_empty() {
             self.engines = EngineKind::ALL.to_vec();
         }
-        if self.workloads.is_empty() {
+        if self.workloads.is_empty() && !self.larger_than_memory {
             self.workloads = Workload::ALL.to_vec();
         }
         let asked = self.workloads.clone();
         self.workloads = Workload::ALL
             .into_iter()
+            .filter(|w| !w.is_larger_than_memory())
             .filter(|w| asked.contains(w) || asked.contains(&w.produced_by()))
             .collect();
+        if self.larger_than_memory {
+            self.workloads.extend(Workload::LARGER_THAN_MEMORY);
+        }
+        self
+    }
+
+    /// Drops the larger-than-memory mode (when this machine cannot run it).
+    pub fn without_larger_than_memory(mut self) -> Self {
+        self.larger_than_memory = false;
+        self.workloads.retain(|w| !w.is_larger_than_memory());
         self
     }
 }

@@ -20,6 +20,7 @@ mod engines;
 mod error;
 mod keys;
 mod latency;
+mod ltm;
 mod machine;
 mod measure;
 mod report;
@@ -61,6 +62,21 @@ fn run_child(cli: &Cli) -> Result<()> {
     Ok(())
 }
 
+/// Prepares `--larger-than-memory` if asked; where this machine cannot run
+/// it, says why and drops it from the run.
+fn larger_than_memory(cli: Cli) -> (Cli, Option<ltm::Mode>) {
+    if !cli.larger_than_memory {
+        return (cli, None);
+    }
+    match ltm::Mode::prepare() {
+        Ok(mode) => (cli, Some(mode)),
+        Err(e) => {
+            eprintln!("alexdb-bench: --larger-than-memory skipped: {e}");
+            (cli.without_larger_than_memory(), None)
+        }
+    }
+}
+
 fn render(json: &std::path::Path, out: &std::path::Path) -> Result<()> {
     let text = std::fs::read_to_string(json)
         .map_err(|e| error::BenchError::from(e).context(&json.display().to_string()))?;
@@ -71,7 +87,12 @@ fn render(json: &std::path::Path, out: &std::path::Path) -> Result<()> {
 }
 
 fn run_parent(cli: Cli) -> Result<()> {
-    let results = runner::run(&cli)?;
+    let (cli, ltm) = larger_than_memory(cli);
+    if cli.workloads.is_empty() {
+        eprintln!("alexdb-bench: nothing left to run");
+        return Ok(());
+    }
+    let results = runner::run(&cli, ltm.as_ref())?;
     println!("{}", report::markdown(&results));
     eprintln!(
         "alexdb-bench: wrote {}/report.md, results.json and latency.svg",

@@ -1,4 +1,5 @@
-//! Measurements of the process and the disk: peak RSS and allocated bytes.
+//! Measurements of the process and the disk: peak RSS, bytes read from
+//! the disk and allocated bytes.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -25,6 +26,28 @@ pub fn peak_rss_bytes() -> Result<u64> {
         .ok_or_else(|| "VmHWM not found in /proc/self/status".into())
 }
 
+/// Bytes this process has caused to be read from the storage layer so
+/// far (`read_bytes` of `/proc/self/io`): what the disk delivered, not
+/// what the page cache served.
+pub fn disk_read_bytes() -> Result<u64> {
+    let io = fs::read_to_string("/proc/self/io")?;
+    read_bytes_in(&io).ok_or_else(|| "read_bytes not found in /proc/self/io".into())
+}
+
+/// The `read_bytes` field of a `/proc/<pid>/io` text.
+pub fn read_bytes_in(io: &str) -> Option<u64> {
+    io.lines()
+        .find_map(|line| line.strip_prefix("read_bytes:"))
+        .and_then(|rest| rest.trim().parse().ok())
+}
+
+/// Resets this process's peak resident set (`VmHWM`) to its current
+/// resident set (writes 5 to `/proc/self/clear_refs`, Linux 4.0 on).
+pub fn reset_peak_rss() -> Result<()> {
+    fs::write("/proc/self/clear_refs", "5")?;
+    Ok(())
+}
+
 /// Bytes of disk blocks allocated to every file under `dir` (what `du`
 /// counts, not the apparent sizes).
 pub fn allocated_bytes(dir: &Path) -> Result<u64> {
@@ -48,6 +71,15 @@ mod tests {
     #[test]
     fn reads_peak_rss() {
         assert!(peak_rss_bytes().unwrap() > 0);
+    }
+
+    #[test]
+    fn parses_read_bytes() {
+        let io = "rchar: 4096\nwchar: 10\nsyscr: 3\nsyscw: 1\nread_bytes: 12288\n\
+                  write_bytes: 0\ncancelled_write_bytes: 0\n";
+        assert_eq!(read_bytes_in(io), Some(12288));
+        assert_eq!(read_bytes_in("rchar: 4096\n"), None);
+        assert_eq!(read_bytes_in("read_bytes: lots\n"), None);
     }
 
     #[test]

@@ -361,6 +361,7 @@ pub fn scale(v: f64, unit: Unit) -> (f64, &'static str) {
         Unit::MiB if v >= 1024.0 => (1024.0, " GiB"),
         Unit::MiB => (1.0, " MiB"),
         Unit::BytesPerKey => (1.0, " B/key"),
+        Unit::BytesPerGet => (1.0, " B/get"),
         Unit::TimesLive => (1.0, "x live"),
     }
 }

@@ -2,7 +2,7 @@
 //! scenario and repetition, collects their JSON, and writes the outputs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,6 +12,7 @@ use crate::cli::Cli;
 use crate::cpu_stalls::CpuStalls;
 use crate::engines::EngineKind;
 use crate::error::{BenchError, Result};
+use crate::ltm::{self, Phase};
 use crate::machine::{self, Machine};
 use crate::results::{
     ChildOutput, Failure, RunResults, Sample, Scenario, Settings, summarize, summarize_latency,
@@ -22,34 +23,46 @@ use crate::{chart, report};
 /// [`CpuStalls`]): before the children, so nothing else of ours runs.
 const STALL_PROBE: Duration = Duration::from_secs(5);
 
-/// One child to start.
+/// One child to start (two in the larger-than-memory mode).
 #[derive(Clone, Copy, Debug)]
 struct Run {
     scenario: Scenario,
     engine: EngineKind,
     rep: usize,
+    /// Whether this is a run of the larger-than-memory mode.
+    ltm: bool,
 }
 
-/// Runs the whole comparison described by `cli` and writes the outputs.
-pub fn run(cli: &Cli) -> Result<RunResults> {
+/// Runs the whole comparison described by `cli` and writes the outputs;
+/// `ltm`, when given, runs the larger-than-memory mode after the rest.
+pub fn run(cli: &Cli, ltm: Option<&ltm::Mode>) -> Result<RunResults> {
     let started = Instant::now();
     let data_dir = cli.data_dir.clone().unwrap_or_else(std::env::temp_dir);
     let mut machine = Machine::detect(&data_dir);
     machine.cpu_stalls = Some(CpuStalls::measure(STALL_PROBE));
     let started_utc = machine::utc_now();
-    let runs = plan(cli);
+    let runs = plan(cli, ltm.is_some());
     let bar = progress(runs.len() as u64);
     let mut samples = Vec::new();
     let mut failures = Vec::new();
     for run in &runs {
         bar.set_message(format!(
-            "{} · {} · rep {}",
+            "{} · {} · rep {}{}",
             run.engine.name(),
             run.scenario.label(),
-            run.rep
+            run.rep,
+            if run.ltm {
+                " · larger than memory"
+            } else {
+                ""
+            }
         ));
         let t = Instant::now();
-        match run_child(cli, run, &data_dir) {
+        let output = match ltm.filter(|_| run.ltm) {
+            Some(mode) => run_ltm(mode, cli, run, &data_dir),
+            None => run_child(cli, run, &data_dir),
+        };
+        match output {
             Ok(output) => samples.push(Sample {
                 scenario: run.scenario,
                 engine: run.engine,
@@ -86,10 +99,23 @@ pub fn run(cli: &Cli) -> Result<RunResults> {
     Ok(results)
 }
 
+/// The usual runs (if any workload outside the larger-than-memory mode
+/// is asked for), then those of the larger-than-memory mode (with `ltm`).
+fn plan(cli: &Cli, ltm: bool) -> Vec<Run> {
+    let suite = cli.workloads.iter().any(|w| !w.is_larger_than_memory());
+    let mut runs = Vec::new();
+    for (wanted, ltm) in [(suite, false), (ltm, true)] {
+        if wanted {
+            runs.extend(plan_one(cli, ltm));
+        }
+    }
+    runs
+}
+
 /// Scenarios outermost, then repetitions, then engines: the engines of
 /// one repetition run back to back, so drift in the machine's state hits
 /// them alike.
-fn plan(cli: &Cli) -> Vec<Run> {
+fn plan_one(cli: &Cli, ltm: bool) -> Vec<Run> {
     let mut runs = Vec::new();
     for scenario in scenarios(cli) {
         for rep in 1..=cli.reps {
@@ -101,6 +127,7 @@ fn plan(cli: &Cli) -> Vec<Run> {
                     scenario,
                     engine,
                     rep,
+                    ltm,
                 });
             }
         }
@@ -159,14 +186,38 @@ fn progress(len: u64) -> ProgressBar {
 
 /// Re-executes this binary as `--child` for `run` and parses its JSON.
 fn run_child(cli: &Cli, run: &Run, data_dir: &Path) -> Result<ChildOutput> {
-    let exe = std::env::current_exe()?;
     let workloads: Vec<&str> = cli
         .workloads
         .iter()
-        .filter(|w| w.produced_by() == **w)
+        .filter(|w| w.produced_by() == **w && !w.is_larger_than_memory())
         .map(|w| w.name())
         .collect();
-    let output = Command::new(exe)
+    let mut command = child_command(cli, run, data_dir)?;
+    command
+        .args(["--workloads", &workloads.join(",")])
+        .stdin(Stdio::null());
+    parse_child(command.output()?)
+}
+
+/// Runs `run` in the larger-than-memory mode: a loading child, then a
+/// reading child in a memory group; parses the reader's JSON.
+fn run_ltm(mode: &ltm::Mode, cli: &Cli, run: &Run, data_dir: &Path) -> Result<ChildOutput> {
+    let label = format!("{}-{}", run.engine.name(), run.rep);
+    let output = mode.run(data_dir, &label, |phase: Phase, store: &Path| {
+        let mut command = child_command(cli, run, data_dir)?;
+        command
+            .args(["--ltm-phase", phase.name()])
+            .arg("--ltm-dir")
+            .arg(store);
+        Ok(command)
+    })?;
+    parse_child(output)
+}
+
+/// This binary as `--child` for `run`'s engine and scenario.
+fn child_command(cli: &Cli, run: &Run, data_dir: &Path) -> Result<Command> {
+    let mut command = Command::new(std::env::current_exe()?);
+    command
         .arg("--child")
         .args(["--engine", run.engine.name()])
         .args(["--keyset", run.scenario.keyset.name()])
@@ -174,11 +225,13 @@ fn run_child(cli: &Cli, run: &Run, data_dir: &Path) -> Result<ChildOutput> {
         .args(["--value-size", &run.scenario.value_size.to_string()])
         .args(["--values", run.scenario.values.name()])
         .args(["--ops", &cli.ops.to_string()])
-        .args(["--workloads", &workloads.join(",")])
         .arg("--data-dir")
-        .arg(data_dir)
-        .stdin(Stdio::null())
-        .output()?;
+        .arg(data_dir);
+    Ok(command)
+}
+
+/// The figures a child printed as its last line, or why it failed.
+fn parse_child(output: Output) -> Result<ChildOutput> {
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(5).collect();

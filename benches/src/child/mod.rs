@@ -2,7 +2,7 @@
 //! the data, reopens, warms up, runs the workloads in a fixed order
 //! (mutating ones last) and prints its figures as one JSON line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use alexdb::storage::AlexStorage;
@@ -18,10 +18,12 @@ use crate::engines::sqlite::Sqlite;
 use crate::engines::{Engine, EngineKind, Sizing};
 use crate::error::{BenchError, Result};
 use crate::keys::{DataSet, Keyset, ValueKind, uniform_order};
+use crate::ltm::Phase;
 use crate::measure::{allocated_bytes, peak_rss_bytes};
 use crate::results::ChildOutput;
 use crate::workloads::{self as w, Timed, Workload};
 
+mod larger_than_memory;
 mod lifecycle;
 mod reads;
 mod writes;
@@ -57,6 +59,8 @@ pub struct Job {
     values: ValueKind,
     ops: usize,
     workloads: Vec<Workload>,
+    /// A step of the larger-than-memory mode, and its store's directory.
+    ltm: Option<(Phase, PathBuf)>,
 }
 
 impl Job {
@@ -74,6 +78,7 @@ impl Job {
             values: cli.values,
             ops: cli.ops,
             workloads: cli.workloads.clone(),
+            ltm: cli.ltm_phase.zip(cli.ltm_dir.clone()),
         })
     }
 
@@ -94,32 +99,59 @@ pub fn run(job: &Job, data_dir: Option<&Path>) -> Result<ChildOutput> {
         )));
     }
     let data = DataSet::generate(job.keyset, job.keys, job.value_size, job.values);
-    let dir = match data_dir {
-        Some(d) => tempfile::Builder::new()
-            .prefix("alexdb-bench-")
-            .tempdir_in(d)?,
-        None => tempfile::Builder::new().prefix("alexdb-bench-").tempdir()?,
+    let temp;
+    let dir = match &job.ltm {
+        Some((_, dir)) => dir.as_path(),
+        None => {
+            temp = fresh_dir(data_dir)?;
+            temp.path()
+        }
     };
     match job.engine {
-        EngineKind::Alexdb => run_engine::<AlexCompat>(job, &data, dir.path()),
-        EngineKind::AlexdbEngine => run_engine::<AlexEngine>(job, &data, dir.path()),
-        EngineKind::RocksdbDefault => run_engine::<RocksDefault>(job, &data, dir.path()),
-        EngineKind::RocksdbTuned => run_engine::<RocksTuned>(job, &data, dir.path()),
-        EngineKind::Sqlite => run_engine::<Sqlite>(job, &data, dir.path()),
-        EngineKind::Lmdb => run_engine::<Lmdb>(job, &data, dir.path()),
-        EngineKind::AlexdbI64 => run_engine::<I64Engine<AlexStorage>>(job, &data, dir.path()),
-        EngineKind::RocksdbI64 => run_engine::<I64Engine<RocksStorage>>(job, &data, dir.path()),
-        EngineKind::Floor => run_engine::<Floor>(job, &data, dir.path()),
+        EngineKind::Alexdb => run_engine::<AlexCompat>(job, &data, dir),
+        EngineKind::AlexdbEngine => run_engine::<AlexEngine>(job, &data, dir),
+        EngineKind::RocksdbDefault => run_engine::<RocksDefault>(job, &data, dir),
+        EngineKind::RocksdbTuned => run_engine::<RocksTuned>(job, &data, dir),
+        EngineKind::Sqlite => run_engine::<Sqlite>(job, &data, dir),
+        EngineKind::Lmdb => run_engine::<Lmdb>(job, &data, dir),
+        EngineKind::AlexdbI64 => run_engine::<I64Engine<AlexStorage>>(job, &data, dir),
+        EngineKind::RocksdbI64 => run_engine::<I64Engine<RocksStorage>>(job, &data, dir),
+        EngineKind::Floor => run_engine::<Floor>(job, &data, dir),
     }
 }
 
+/// A new temporary directory under `data_dir` (else the system's).
+fn fresh_dir(data_dir: Option<&Path>) -> Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("alexdb-bench-");
+    Ok(match data_dir {
+        Some(d) => builder.tempdir_in(d)?,
+        None => builder.tempdir()?,
+    })
+}
+
+/// Runs the job's larger-than-memory step, or else the whole suite.
 fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOutput> {
-    let n = data.present.len();
-    let sizing = Sizing {
-        keys: n,
+    let sizing = sizing(job, data);
+    match job.ltm.as_ref().map(|(phase, _)| phase) {
+        Some(Phase::Load) => larger_than_memory::load::<E>(data, dir, &sizing),
+        Some(Phase::Read) => larger_than_memory::read::<E>(job, data, dir, &sizing),
+        None => run_suite::<E>(job, data, dir),
+    }
+}
+
+/// The sizes the engines are told of.
+fn sizing(job: &Job, data: &DataSet) -> Sizing {
+    Sizing {
+        keys: data.present.len(),
         key_bytes: data.present.get(0).len(),
         value_bytes: job.value_size,
-    };
+    }
+}
+
+fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOutput> {
+    let n = data.present.len();
+    let sizing = sizing(job, data);
     let mut out = ChildOutput::default();
     let mut engine = E::open(dir, &sizing)?;
     let load = w::load(&mut engine, data).map_err(|e| e.context("load"))?;

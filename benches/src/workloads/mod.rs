@@ -143,11 +143,29 @@ pub enum Workload {
     PeakRss,
     /// Bytes of the in-memory index per key.
     IndexBytes,
+    /// Larger than memory: first pass of random gets after dropping the page cache.
+    #[value(skip)]
+    LtmGetCold,
+    /// Larger than memory: second pass of random gets over the same keys.
+    #[value(skip)]
+    LtmGet,
+    /// Larger than memory: seek to a random present key and read 10 more.
+    #[value(skip)]
+    LtmSeek10,
+    /// Larger than memory: full ordered scan, per entry.
+    #[value(skip)]
+    LtmScan,
+    /// Larger than memory: peak resident memory of the reading process.
+    #[value(skip)]
+    LtmPeakRss,
+    /// Larger than memory: bytes the disk delivered per cold get.
+    #[value(skip)]
+    LtmReadBytes,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 31] = [
+    pub const ALL: [Workload; 37] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -179,7 +197,28 @@ impl Workload {
         Workload::DiskSettled,
         Workload::PeakRss,
         Workload::IndexBytes,
+        Workload::LtmGetCold,
+        Workload::LtmGet,
+        Workload::LtmSeek10,
+        Workload::LtmScan,
+        Workload::LtmReadBytes,
+        Workload::LtmPeakRss,
     ];
+
+    /// The figures of the larger-than-memory mode (`--larger-than-memory`).
+    pub const LARGER_THAN_MEMORY: [Workload; 6] = [
+        Workload::LtmGetCold,
+        Workload::LtmGet,
+        Workload::LtmSeek10,
+        Workload::LtmScan,
+        Workload::LtmReadBytes,
+        Workload::LtmPeakRss,
+    ];
+
+    /// Whether the figure belongs to the larger-than-memory mode.
+    pub fn is_larger_than_memory(self) -> bool {
+        Workload::LARGER_THAN_MEMORY.contains(&self)
+    }
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -215,6 +254,12 @@ impl Workload {
             Workload::DiskSettled => "disk-settled",
             Workload::PeakRss => "peak-rss",
             Workload::IndexBytes => "index-bytes",
+            Workload::LtmGetCold => "ltm-get-cold",
+            Workload::LtmGet => "ltm-get",
+            Workload::LtmSeek10 => "ltm-seek10",
+            Workload::LtmScan => "ltm-scan",
+            Workload::LtmPeakRss => "ltm-peak-rss",
+            Workload::LtmReadBytes => "ltm-read-bytes",
         }
     }
 
@@ -223,8 +268,12 @@ impl Workload {
         match self {
             Workload::Load | Workload::MultiGet | Workload::Flood => Unit::NanosPerKey,
             Workload::Reopen | Workload::Settle | Workload::DeleteHeavyReopen => Unit::Millis,
-            Workload::Scan | Workload::ScanCompacted => Unit::NanosPerEntry,
-            Workload::DiskBytes | Workload::DiskSettled | Workload::PeakRss => Unit::MiB,
+            Workload::Scan | Workload::ScanCompacted | Workload::LtmScan => Unit::NanosPerEntry,
+            Workload::DiskBytes
+            | Workload::DiskSettled
+            | Workload::PeakRss
+            | Workload::LtmPeakRss => Unit::MiB,
+            Workload::LtmReadBytes => Unit::BytesPerGet,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
             Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
@@ -329,6 +378,24 @@ impl Workload {
             Workload::IndexBytes => {
                 "bytes of the in-memory index per key, after the reopen (see below)"
             }
+            Workload::LtmGetCold => {
+                "larger than memory (a fresh process in a memory cgroup limited to a quarter \
+                 of the settled store's disk, page cache dropped before): first pass of \
+                 random copying gets of present keys, right after the open"
+            }
+            Workload::LtmGet => "larger than memory: second pass of gets over the same keys",
+            Workload::LtmSeek10 => {
+                "larger than memory: seek to a random present key, read it and the next 10"
+            }
+            Workload::LtmScan => "larger than memory: full ordered scan, per entry",
+            Workload::LtmReadBytes => {
+                "larger than memory: bytes read from the disk (`read_bytes` of \
+                 `/proc/self/io`) during `ltm-get-cold` ÷ its gets"
+            }
+            Workload::LtmPeakRss => {
+                "larger than memory: peak resident set (VmHWM, reset when the reading \
+                 process joins the group) of the reading process, key set included"
+            }
         }
     }
 
@@ -373,4 +440,6 @@ pub enum Unit {
     BytesPerKey,
     /// A multiple of the live data.
     TimesLive,
+    /// Bytes per get.
+    BytesPerGet,
 }
