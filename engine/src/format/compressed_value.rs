@@ -106,6 +106,19 @@ impl ValueDictionary {
     /// varint, a block that does not decode to the declared length) is an
     /// error, never a panic.
     pub fn decompress(&self, stored: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        self.decompress_onto(stored, limit, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Self::decompress`], appending the value to `out` (which is left
+    /// as it was on an error).
+    pub fn decompress_onto(
+        &self,
+        stored: &[u8],
+        limit: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
         let (len, used) = read_varint(stored).ok_or("compressed value length does not read")?;
         // An LZ4 block expands at most 255-fold: a larger claim is damage,
         // and must not cost an allocation of that size.
@@ -114,15 +127,24 @@ impl ValueDictionary {
             .ok()
             .filter(|&n| n <= limit)
             .ok_or_else(|| format!("compressed value declares {len} bytes, over the limit"))?;
-        let mut out = vec![0u8; len];
-        let n = lz4_flex::block::decompress_into_with_dict(&stored[used..], &mut out, &self.bytes)
-            .map_err(|e| format!("compressed value does not decode: {e}"))?;
-        if n != len {
-            return Err(format!(
+        let start = out.len();
+        out.resize(start + len, 0);
+        let decoded = lz4_flex::block::decompress_into_with_dict(
+            &stored[used..],
+            &mut out[start..],
+            &self.bytes,
+        );
+        let checked = match decoded {
+            Ok(n) if n == len => Ok(()),
+            Ok(n) => Err(format!(
                 "compressed value decodes to {n} bytes, its header says {len}"
-            ));
+            )),
+            Err(e) => Err(format!("compressed value does not decode: {e}")),
+        };
+        if checked.is_err() {
+            out.truncate(start);
         }
-        Ok(out)
+        checked
     }
 }
 

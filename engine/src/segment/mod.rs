@@ -514,22 +514,33 @@ impl Segment {
         (record.key.as_ptr() as usize).saturating_sub(base + header) as u64
     }
 
+    /// Appends the value of `record`, a compressed value read from this
+    /// segment's map, decoded, to `out` (left as it was on an error).
+    pub(crate) fn decode_onto(&self, record: &RecordView<'_>, out: &mut Vec<u8>) -> Result<()> {
+        let dictionary = self.dictionary_for(record)?;
+        dictionary
+            .decompress_onto(record.value, MAX_VALUE_BYTES, out)
+            .map_err(|why| self.damaged(self.offset_of(record), why))
+    }
+
+    /// The dictionary to decode `record`'s compressed value with.
+    fn dictionary_for(&self, record: &RecordView<'_>) -> Result<Arc<ValueDictionary>> {
+        match self.dictionary() {
+            Ok(Some(dictionary)) => Ok(dictionary),
+            Ok(None) => {
+                let why = "a compressed value in a segment without a value dictionary";
+                Err(self.damaged(self.offset_of(record), why.into()))
+            }
+            Err(why) => Err(self.damaged(SEGMENT_HEADER_BYTES as u64, why)),
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn decompressed(&self, record: &RecordView<'_>) -> Result<Vec<u8>> {
-        let offset = self.offset_of(record);
-        let stored = record.value;
-        let dictionary = match self.dictionary() {
-            Ok(Some(dictionary)) => dictionary,
-            Ok(None) => {
-                let why = "a compressed value in a segment without a value dictionary";
-                return Err(self.damaged(offset, why.into()));
-            }
-            Err(why) => return Err(self.damaged(SEGMENT_HEADER_BYTES as u64, why)),
-        };
-        dictionary
-            .decompress(stored, MAX_VALUE_BYTES)
-            .map_err(|why| self.damaged(offset, why))
+        let mut out = Vec::new();
+        self.decode_onto(record, &mut out)?;
+        Ok(out)
     }
 
     /// The segment's value dictionary, if its first frame is one (read

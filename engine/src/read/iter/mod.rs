@@ -9,9 +9,8 @@
 
 mod spare;
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::ops::Bound;
+use std::ops::{Bound, Range};
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -20,6 +19,7 @@ use crate::db::keyspace::Keyspace;
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
+use crate::format::record::ValueEncoding;
 use crate::format::segment_header::SegmentKind;
 use crate::index::{KeyResolver, ScanDirection};
 use crate::mvcc::snapshot_guard::SnapshotGuard;
@@ -83,30 +83,27 @@ struct Buffered {
 }
 
 impl Buffered {
-    /// An entry whose value is `value`: borrowed from `segment`'s map, or
-    /// decoded, in which case it is appended to `decoded`.
-    fn new(
-        pin: usize,
-        segment: &Segment,
-        key: &[u8],
-        value: Cow<'_, [u8]>,
-        decoded: &mut Vec<u8>,
-    ) -> Self {
+    /// An entry whose value is read in place from `segment`'s map.
+    fn mapped(pin: usize, segment: &Segment, key: &[u8], value: &[u8]) -> Self {
         let base = segment.bytes().as_ptr() as usize;
-        let k = key.as_ptr() as usize - base;
-        let len = value.len();
-        let (v, in_decoded) = match value {
-            Cow::Borrowed(value) => (value.as_ptr() as usize - base, false),
-            Cow::Owned(value) => {
-                decoded.extend_from_slice(&value);
-                (decoded.len() - value.len(), true)
-            }
-        };
+        let (k, v) = (key.as_ptr() as usize - base, value.as_ptr() as usize - base);
         Buffered {
             pin,
             key: (k, k + key.len()),
-            value: (v, v + len),
-            decoded: in_decoded,
+            value: (v, v + value.len()),
+            decoded: false,
+        }
+    }
+
+    /// An entry whose value was decoded into [`Cursor::decoded`] at
+    /// `value`.
+    fn decoded(pin: usize, segment: &Segment, key: &[u8], value: Range<usize>) -> Self {
+        let k = key.as_ptr() as usize - segment.bytes().as_ptr() as usize;
+        Buffered {
+            pin,
+            key: (k, k + key.len()),
+            value: (value.start, value.end),
+            decoded: true,
         }
     }
 }
@@ -466,8 +463,17 @@ impl Cursor {
                         .is_some_and(|t| t.hides(record.key, record.seq, seq))
                 {
                     let pin = pin_of(&mut self.pins, segment);
-                    let value = segment.value_of(&record)?;
-                    let entry = Buffered::new(pin, segment, record.key, value, &mut self.decoded);
+                    let entry = match record.value_encoding {
+                        ValueEncoding::Plain => {
+                            Buffered::mapped(pin, segment, record.key, record.value)
+                        }
+                        ValueEncoding::Compressed => {
+                            let start = self.decoded.len();
+                            segment.decode_onto(&record, &mut self.decoded)?;
+                            let at = start..self.decoded.len();
+                            Buffered::decoded(pin, segment, record.key, at)
+                        }
+                    };
                     self.ahead.push_back(entry);
                 }
             }
