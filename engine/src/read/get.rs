@@ -225,7 +225,10 @@ impl Deref for PinnedValue {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        self.parts().1
+        match &self.decoded {
+            Some(decoded) => decoded,
+            None => self.parts().1,
+        }
     }
 }
 
