@@ -1,10 +1,15 @@
-//! Opening a directory that holds a RocksDB database: AlexDB cannot read
-//! RocksDB's format, so every open says what the directory is and how to
-//! convert it (`alexdb-migrate`), and leaves it untouched.
-//! Found by a real project's suite (rocksdb-utils-lookup) that opened a
-//! RocksDB directory shipped with its tests.
+//! Opening a directory that holds a RocksDB database: without the opt-in,
+//! every open says what the directory is and how to convert it, and leaves
+//! it untouched (found by a real project's suite, rocksdb-utils-lookup,
+//! that opened a RocksDB directory shipped with its tests); with it, a
+//! read-write open converts the database in place and gives exactly what
+//! the real crate reads. The conversion under `kill -9` is in
+//! `convert_kill9.rs`.
 
-use alexdb::{DB, ErrorKind, Options};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use alexdb::{ColumnFamilyDescriptor, DB, ErrorKind, IteratorMode, MergeOperands, Options};
 
 /// A RocksDB database written by the real `rocksdb` crate, with one key.
 fn rocksdb_database() -> tempfile::TempDir {
@@ -21,6 +26,8 @@ fn assert_names_rocksdb(err: &alexdb::Error) {
     let message = err.to_string();
     assert!(message.contains("holds a RocksDB database"), "{message}");
     assert!(message.contains("alexdb-migrate copy"), "{message}");
+    assert!(message.contains("set_convert_rocksdb(true)"), "{message}");
+    assert!(message.contains("ALEXDB_CONVERT_ROCKSDB=1"), "{message}");
 }
 
 #[test]
@@ -68,4 +75,229 @@ fn a_directory_of_other_files_gets_a_database_beside_them() {
         let notes = std::fs::read(dir.path().join("notes.txt")).unwrap();
         assert_eq!(notes, b"hello", "real rocksdb: {real}");
     }
+}
+
+/// Every column family's contents as the real crate reads them.
+type Contents = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
+
+const FAMILIES: [&str; 3] = ["default", "tables", "appends"];
+
+fn concat(_key: &[u8], base: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
+    let mut value = base.map(<[u8]>::to_vec).unwrap_or_default();
+    for operand in operands {
+        value.extend_from_slice(operand);
+    }
+    Some(value)
+}
+
+/// A RocksDB database in three column families holding what a real one
+/// does: flushed tables (LZ4-compressed) under unflushed WAL writes,
+/// overwrites, deletes, a range delete, and merge operands (in the
+/// `appends` family, whose operator concatenates). Returns what the real
+/// crate reads from it just before it is closed (closing leaves the WAL's
+/// writes in the WAL).
+fn write_rich_rocksdb(dir: &Path) -> Contents {
+    let mut opts = ::rocksdb::Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    opts.set_compression_type(::rocksdb::DBCompressionType::Lz4);
+    let db = ::rocksdb::DB::open_cf_descriptors(&opts, dir, rocksdb_families()).unwrap();
+    let tables = db.cf_handle("tables").unwrap();
+    let merges = db.cf_handle("appends").unwrap();
+    for i in 0..3_000u32 {
+        let key = format!("key{i:06}");
+        db.put(&key, format!("first {i} {}", "x".repeat((i % 50) as usize)))
+            .unwrap();
+        db.put_cf(tables, &key, i.to_be_bytes()).unwrap();
+        db.merge_cf(merges, format!("m{:03}", i % 100), [b'a' + (i % 26) as u8])
+            .unwrap();
+    }
+    db.flush().unwrap();
+    db.flush_cf(tables).unwrap();
+    db.flush_cf(merges).unwrap();
+    for i in (0..3_000u32).step_by(7) {
+        db.put(format!("key{i:06}"), format!("second {i}")).unwrap();
+        db.delete_cf(tables, format!("key{i:06}")).unwrap();
+        db.merge_cf(merges, format!("m{:03}", i % 100), b"!")
+            .unwrap();
+    }
+    db.delete_range_cf(tables, "key001000", "key002000")
+        .unwrap();
+    db.flush_cf(tables).unwrap();
+    // Left in the WAL only.
+    db.put(b"wal only", b"unflushed").unwrap();
+    db.delete(b"key000001").unwrap();
+    db.merge_cf(merges, b"m999", b"tail").unwrap();
+    FAMILIES
+        .into_iter()
+        .map(|name| {
+            let cf = db.cf_handle(name).unwrap();
+            let entries = db.iterator_cf(cf, ::rocksdb::IteratorMode::Start);
+            (name.to_string(), collect(entries))
+        })
+        .collect()
+}
+
+/// The real crate's column family descriptors: RocksDB needs the merge
+/// operator to replay merges from its WAL.
+fn rocksdb_families() -> Vec<::rocksdb::ColumnFamilyDescriptor> {
+    let mut appends = ::rocksdb::Options::default();
+    appends.set_merge_operator_associative("concat", |_k, base, operands| {
+        let mut value = base.map(<[u8]>::to_vec).unwrap_or_default();
+        for operand in operands {
+            value.extend_from_slice(operand);
+        }
+        Some(value)
+    });
+    vec![
+        ::rocksdb::ColumnFamilyDescriptor::new("tables", ::rocksdb::Options::default()),
+        ::rocksdb::ColumnFamilyDescriptor::new("appends", appends),
+    ]
+}
+
+/// The options and descriptors a user switching to AlexDB opens with.
+fn converting_open(dir: &Path) -> Result<DB, alexdb::Error> {
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    let mut appends = Options::default();
+    appends.set_merge_operator_associative("concat", concat);
+    DB::open_cf_descriptors(
+        &opts,
+        dir,
+        vec![
+            ColumnFamilyDescriptor::new("tables", Options::default()),
+            ColumnFamilyDescriptor::new("appends", appends),
+        ],
+    )
+}
+
+fn alexdb_contents(db: &DB) -> Contents {
+    FAMILIES
+        .into_iter()
+        .map(|name| {
+            let cf = db.cf_handle(name).unwrap();
+            let entries = db.iterator_cf(cf, IteratorMode::Start);
+            (name.to_string(), collect(entries))
+        })
+        .collect()
+}
+
+/// An iterator's entries (either crate's), every one read without error.
+fn collect<E: std::fmt::Debug>(
+    entries: impl Iterator<Item = Result<(Box<[u8]>, Box<[u8]>), E>>,
+) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    entries
+        .map(|e| {
+            let (k, v) = e.unwrap();
+            (k.to_vec(), v.to_vec())
+        })
+        .collect()
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_opted_in_open_converts_the_database_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = write_rich_rocksdb(dir.path());
+    let identity = std::fs::read(dir.path().join("IDENTITY")).unwrap();
+    let rocksdb_files = names_in(dir.path());
+    let db = converting_open(dir.path()).unwrap();
+    assert_eq!(alexdb_contents(&db), want);
+    assert_eq!(db.get_db_identity().unwrap(), identity);
+    db.put(b"after", b"conversion").unwrap();
+    drop(db);
+    // RocksDB's files, every one, are kept aside; nothing staged is left.
+    assert_eq!(
+        names_in(&dir.path().join("rocksdb-original")),
+        rocksdb_files
+    );
+    assert!(!dir.path().join("alexdb-conversion").exists());
+    // A plain open (no opt-in) now opens the AlexDB database.
+    let mut appends = Options::default();
+    appends.set_merge_operator_associative("concat", concat);
+    let db = DB::open_cf_descriptors(
+        &Options::default(),
+        dir.path(),
+        vec![
+            ColumnFamilyDescriptor::new("tables", Options::default()),
+            ColumnFamilyDescriptor::new("appends", appends),
+        ],
+    )
+    .unwrap();
+    let mut want = want;
+    want.get_mut("default")
+        .unwrap()
+        .insert(b"after".to_vec(), b"conversion".to_vec());
+    assert_eq!(alexdb_contents(&db), want);
+    // Merges go on from the converted values.
+    let appends = db.cf_handle("appends").unwrap();
+    db.merge_cf(appends, b"m000", b"+").unwrap();
+    let mut m000 = want["appends"][&b"m000".to_vec()].clone();
+    m000.push(b'+');
+    assert_eq!(db.get_cf(appends, b"m000").unwrap(), Some(m000));
+}
+
+/// A conversion that cannot be done whole is not started: the directory
+/// is left exactly as it was, and RocksDB still opens it.
+#[test]
+fn a_conversion_that_cannot_finish_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = write_rich_rocksdb(dir.path());
+    let before = names_in(dir.path());
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    // Not every column family named: RocksDB's error.
+    let err = DB::open_cf(&opts, dir.path(), ["tables"]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(
+        err.to_string()
+            .contains("Column families not opened: appends"),
+        "{err}"
+    );
+    // Merge operands with no merge operator to fold them.
+    let err = DB::open_cf(&opts, dir.path(), ["tables", "appends"]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("merge operator"), "{err}");
+    assert_eq!(names_in(dir.path()), before);
+    // A live RocksDB holding the database.
+    let live = ::rocksdb::DB::open_cf_descriptors(
+        &::rocksdb::Options::default(),
+        dir.path(),
+        rocksdb_families(),
+    )
+    .unwrap();
+    let err = converting_open(dir.path()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::IOError, "{err}");
+    assert!(err.to_string().contains("LOCK"), "{err}");
+    drop(live);
+    assert!(!dir.path().join("alexdb-conversion").exists());
+    assert!(!dir.path().join("rocksdb-original").exists());
+    let db = converting_open(dir.path()).unwrap();
+    assert_eq!(alexdb_contents(&db), want);
+}
+
+/// What an interrupted, uncommitted conversion left (a partial copy) is
+/// not a database: RocksDB's stays the one to open, and the next opted-in
+/// open starts over.
+#[test]
+fn an_uncommitted_conversion_is_started_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = write_rich_rocksdb(dir.path());
+    let staging = dir.path().join("alexdb-conversion");
+    std::fs::create_dir(&staging).unwrap();
+    std::fs::write(staging.join("MANIFEST"), b"partial").unwrap();
+    std::fs::write(staging.join("0000000001.seg"), b"partial").unwrap();
+    let err = DB::open_cf(&Options::default(), dir.path(), ["tables", "appends"]).unwrap_err();
+    assert_names_rocksdb(&err);
+    assert!(staging.join("MANIFEST").exists());
+    let db = converting_open(dir.path()).unwrap();
+    assert_eq!(alexdb_contents(&db), want);
 }

@@ -214,6 +214,7 @@ impl MigrateError {
         use alexdb_rocksdb_format::FormatError as F;
         match error {
             F::Io { path, source } => MigrateError::io(&path, source),
+            F::InUse { path, holder } => MigrateError::InUse { path, holder },
             source => MigrateError::RocksFormat {
                 path: path.to_path_buf(),
                 source,

@@ -63,6 +63,14 @@ pub enum FormatError {
     /// No column family has this name.
     #[error("no column family named `{0}`")]
     NoSuchFamily(String),
+    /// A live process holds the database (see [`crate::lock`]).
+    #[error("{path} is in use by another process{}", .holder.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    InUse {
+        /// The database directory.
+        path: PathBuf,
+        /// The holder's process id, when the lock tells it.
+        holder: Option<i32>,
+    },
 }
 
 impl FormatError {

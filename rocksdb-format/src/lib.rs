@@ -34,6 +34,7 @@ mod dir;
 pub mod entry;
 pub mod error;
 pub mod internal_key;
+pub mod lock;
 pub mod log;
 pub mod manifest;
 pub mod options_file;

@@ -337,13 +337,10 @@ where
             }
             // The engine creates a database beside files it does not know,
             // as RocksDB does; a directory without AlexDB's MANIFEST that
-            // holds a RocksDB database's files is refused first, so that
-            // it is never taken for such a directory.
-            if !path.join(MANIFEST_FILE).exists()
-                && let Some(file) = super::rocksdb_dir::rocksdb_file(path)
-            {
-                return Err(super::rocksdb_dir::not_alexdb(path, &file));
-            }
+            // holds a RocksDB database's files is converted (if the user
+            // opted in) or refused first, so that it is never taken for
+            // such a directory.
+            super::convert::before_open(path, opts, &cfs)?;
             let engine = Db::open(path, engine_options(opts, access, &log_slot)).rocks()?;
             check_all_named(&engine, &cfs)?;
             engine
@@ -477,9 +474,9 @@ where
 fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error> {
     match Db::open_read_only(path, engine_options(opts, access, &Arc::default())) {
         Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. })
-            if let Some(file) = super::rocksdb_dir::rocksdb_file(path) =>
+            if let Some(file) = super::convert::rocksdb_file(path) =>
         {
-            Err(super::rocksdb_dir::not_alexdb(path, &file))
+            Err(super::convert::not_alexdb(path, &file))
         }
         Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. }) => {
             Err(Error::io(format_args!(

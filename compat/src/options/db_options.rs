@@ -64,6 +64,8 @@ pub struct Options {
     pub(crate) create_if_missing: bool,
     pub(crate) create_missing_column_families: bool,
     pub(crate) error_if_exists: bool,
+    /// Whether a read-write open converts a RocksDB database in place.
+    pub(crate) convert_rocksdb: bool,
     pub(crate) paranoid_checks: bool,
     pub(crate) max_open_files: i32,
     pub(crate) use_fsync: bool,
@@ -104,6 +106,7 @@ impl Default for Options {
             create_if_missing: false,
             create_missing_column_families: false,
             error_if_exists: false,
+            convert_rocksdb: false,
             paranoid_checks: true,
             max_open_files: -1,
             use_fsync: false,
@@ -239,6 +242,22 @@ impl Options {
     /// Default: false.
     pub fn set_error_if_exists(&mut self, enabled: bool) {
         self.error_if_exists = enabled;
+    }
+
+    /// AlexDB only: if true, a read-write open of a directory that holds a
+    /// RocksDB database converts it in place: its data is read from
+    /// RocksDB's files (every column family, with the merge operators given
+    /// to this open folding any merge operands), written as an AlexDB
+    /// database, verified, and only then are RocksDB's files moved into
+    /// the subdirectory `rocksdb-original/`, where they stay until the user
+    /// removes them. A crash at any point leaves a directory the next open
+    /// finishes or restarts. The environment variable
+    /// `ALEXDB_CONVERT_ROCKSDB=1` turns this on for every open.
+    ///
+    /// Default: false (opening a RocksDB directory fails with
+    /// `NotSupported`, naming this option).
+    pub fn set_convert_rocksdb(&mut self, convert: bool) {
+        self.convert_rocksdb = convert;
     }
 
     /// If true, damaged data found on open or read is reported as an error

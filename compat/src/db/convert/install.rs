@@ -1,0 +1,225 @@
+//! A conversion's commit and roll-forward: the marker that commits it,
+//! RocksDB's files moved aside, the staged AlexDB files moved up. Every
+//! step is a rename a restart repeats from wherever it stopped.
+
+use std::fs::{self, File, TryLockError};
+use std::io::Write;
+use std::path::Path;
+
+use alexdb_rocksdb_format::lock::DirLock;
+
+use super::detect::{is_rocksdb_file, is_rocksdb_owned};
+use super::stage::format_error;
+use super::{RETIRED_DIR, io_error};
+use crate::Error;
+
+/// The marker of a committed conversion whose RocksDB files are not all
+/// retired yet; it holds the fingerprint of the files that were read.
+const CONVERTED: &str = "CONVERTED";
+
+/// The marker's name once RocksDB's files are all retired.
+const RETIRED: &str = "RETIRED";
+
+/// The marker's name while it is written.
+const MARKER_TMP: &str = "CONVERTED.tmp";
+
+/// The exclusive `flock` on a staging directory (one conversion at a time,
+/// across processes) and, while RocksDB's files may still be read or
+/// written, the lock on RocksDB's `LOCK` file.
+pub(super) struct StagingLock {
+    _dir: File,
+    rocks: Option<DirLock>,
+}
+
+impl StagingLock {
+    /// Locks the staging directory, or fails if another process is
+    /// converting this database.
+    pub(super) fn take(staging: &Path) -> Result<StagingLock, Error> {
+        let dir = File::open(staging).map_err(|e| io_error(staging, "opening", e))?;
+        match dir.try_lock() {
+            Ok(()) => Ok(StagingLock {
+                _dir: dir,
+                rocks: None,
+            }),
+            Err(TryLockError::WouldBlock) => Err(Error::io(format_args!(
+                "While lock file: {}: Resource temporarily unavailable \
+                 (another process is converting this database)",
+                staging.display()
+            ))),
+            Err(TryLockError::Error(e)) => Err(io_error(staging, "locking", e)),
+        }
+    }
+
+    /// This lock, also holding `rocks` (RocksDB's `LOCK`).
+    pub(super) fn holding(mut self, rocks: DirLock) -> StagingLock {
+        self.rocks = Some(rocks);
+        self
+    }
+}
+
+/// A new, empty, locked staging directory (whatever an interrupted,
+/// uncommitted conversion left there is removed: it is only a partial copy).
+pub(super) fn fresh_staging(staging: &Path) -> Result<StagingLock, Error> {
+    match fs::remove_dir_all(staging) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_error(staging, "removing an unfinished conversion", e)),
+    }
+    fs::create_dir(staging).map_err(|e| io_error(staging, "creating", e))?;
+    if let Some(parent) = staging.parent() {
+        sync_dir(parent)?;
+    }
+    StagingLock::take(staging)
+}
+
+/// Whether the conversion staged in `staging` is committed.
+pub(super) fn is_committed(staging: &Path) -> bool {
+    staging.join(CONVERTED).exists() || staging.join(RETIRED).exists()
+}
+
+/// The names and sizes of RocksDB's database files in `path` and in its
+/// [`RETIRED_DIR`] (where a retirement that stopped halfway left some),
+/// one `name size` line each, sorted: a committed conversion is rolled
+/// forward only while they are the files it read.
+pub(super) fn fingerprint(path: &Path) -> Result<String, Error> {
+    let mut files = Vec::new();
+    for dir in [path.to_path_buf(), path.join(RETIRED_DIR)] {
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_error(&dir, "listing", e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(&dir, "listing", e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_rocksdb_file(&name) {
+                let len = entry
+                    .metadata()
+                    .map_err(|e| io_error(&entry.path(), "reading metadata", e))?
+                    .len();
+                files.push(format!("{name} {len}\n"));
+            }
+        }
+    }
+    files.sort();
+    Ok(files.concat())
+}
+
+/// Commits the conversion staged in `staging`: writes the marker holding
+/// `fingerprint` durably and atomically.
+pub(super) fn commit(staging: &Path, fingerprint: &str) -> Result<(), Error> {
+    let tmp = staging.join(MARKER_TMP);
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(&tmp)?;
+        file.write_all(fingerprint.as_bytes())?;
+        file.sync_all()?;
+        fs::rename(&tmp, staging.join(CONVERTED))
+    };
+    write().map_err(|e| io_error(staging, "writing the conversion's marker", e))?;
+    sync_dir(staging)
+}
+
+/// Finishes the committed conversion staged in `staging`: retires
+/// RocksDB's files (if not done yet), then moves the new database's files
+/// up into `path` and removes the staging directory.
+pub(super) fn roll_forward(path: &Path, staging: &Path, lock: StagingLock) -> Result<(), Error> {
+    let converted = staging.join(CONVERTED);
+    if converted.exists() {
+        let lock = hold_rocks_lock(path, lock)?;
+        check_unchanged(path, &converted)?;
+        retire(path)?;
+        fs::rename(&converted, staging.join(RETIRED))
+            .map_err(|e| io_error(staging, "renaming the conversion's marker", e))?;
+        sync_dir(staging)?;
+        drop(lock.rocks);
+    }
+    install(path, staging)?;
+    fs::remove_file(staging.join(RETIRED))
+        .map_err(|e| io_error(staging, "removing the conversion's marker", e))?;
+    fs::remove_dir(staging).map_err(|e| io_error(staging, "removing", e))?;
+    sync_dir(path)
+}
+
+/// `lock`, holding RocksDB's `LOCK` too if it does not yet (a conversion
+/// resumed after a restart): a live RocksDB process is refused.
+fn hold_rocks_lock(path: &Path, lock: StagingLock) -> Result<StagingLock, Error> {
+    if lock.rocks.is_some() {
+        return Ok(lock);
+    }
+    let rocks = DirLock::exclusive(path).map_err(|e| format_error(path, e))?;
+    Ok(lock.holding(rocks))
+}
+
+/// Refuses to roll a conversion forward when RocksDB's files are no longer
+/// the ones it read (a RocksDB process wrote to the database after the
+/// conversion was committed and before it was finished).
+fn check_unchanged(path: &Path, marker: &Path) -> Result<(), Error> {
+    let read = fs::read_to_string(marker).map_err(|e| io_error(marker, "reading", e))?;
+    if fingerprint(path)? == read {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format_args!(
+        "The RocksDB database at {} changed after its conversion was committed; \
+         remove {} to convert it again",
+        path.display(),
+        marker.parent().unwrap_or(marker).display()
+    )))
+}
+
+/// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`].
+fn retire(path: &Path) -> Result<(), Error> {
+    let retired = path.join(RETIRED_DIR);
+    fs::create_dir_all(&retired).map_err(|e| io_error(&retired, "creating", e))?;
+    sync_dir(path)?;
+    for name in file_names(path)? {
+        if is_rocksdb_owned(&name) {
+            fs::rename(path.join(&name), retired.join(&name))
+                .map_err(|e| io_error(&path.join(&name), "moving aside", e))?;
+        }
+    }
+    sync_dir(&retired)?;
+    sync_dir(path)
+}
+
+/// Moves every file of the staged database from `staging` up into `path`.
+fn install(path: &Path, staging: &Path) -> Result<(), Error> {
+    for name in file_names(staging)? {
+        if name != RETIRED && name != MARKER_TMP {
+            fs::rename(staging.join(&name), path.join(&name))
+                .map_err(|e| io_error(&staging.join(&name), "moving into place", e))?;
+        }
+    }
+    sync_dir(path)
+}
+
+/// Syncs every file of `dir` and the directory itself.
+pub(super) fn sync_tree(dir: &Path) -> Result<(), Error> {
+    for name in file_names(dir)? {
+        let file = dir.join(name);
+        if file.is_file() {
+            File::open(&file)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| io_error(&file, "syncing", e))?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// The names of the entries of `dir`.
+fn file_names(dir: &Path) -> Result<Vec<String>, Error> {
+    let entries = fs::read_dir(dir).map_err(|e| io_error(dir, "listing", e))?;
+    entries
+        .map(|entry| {
+            entry
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .map_err(|e| io_error(dir, "listing", e))
+        })
+        .collect()
+}
+
+/// Makes the entries of `dir` durable.
+fn sync_dir(dir: &Path) -> Result<(), Error> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error(dir, "syncing", e))
+}
