@@ -6,10 +6,16 @@
 //! the real crate reads. The conversion under `kill -9` is in
 //! `convert_kill9.rs`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use alexdb::{ColumnFamilyDescriptor, DB, ErrorKind, IteratorMode, MergeOperands, Options};
+use alexdb::{ColumnFamilyDescriptor, DB, ErrorKind, Options};
+
+#[path = "common/rocksdb_source.rs"]
+mod rocksdb_source;
+
+use rocksdb_source::{
+    CONCAT, Contents, alexdb_contents, concat, rocksdb_concat_options, rocksdb_contents,
+};
 
 /// A RocksDB database written by the real `rocksdb` crate, with one key.
 fn rocksdb_database() -> tempfile::TempDir {
@@ -77,18 +83,7 @@ fn a_directory_of_other_files_gets_a_database_beside_them() {
     }
 }
 
-/// Every column family's contents as the real crate reads them.
-type Contents = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
-
 const FAMILIES: [&str; 3] = ["default", "tables", "appends"];
-
-fn concat(_key: &[u8], base: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
-    let mut value = base.map(<[u8]>::to_vec).unwrap_or_default();
-    for operand in operands {
-        value.extend_from_slice(operand);
-    }
-    Some(value)
-}
 
 /// A RocksDB database in three column families holding what a real one
 /// does: flushed tables (LZ4-compressed) under unflushed WAL writes,
@@ -128,30 +123,15 @@ fn write_rich_rocksdb(dir: &Path) -> Contents {
     db.put(b"wal only", b"unflushed").unwrap();
     db.delete(b"key000001").unwrap();
     db.merge_cf(merges, b"m999", b"tail").unwrap();
-    FAMILIES
-        .into_iter()
-        .map(|name| {
-            let cf = db.cf_handle(name).unwrap();
-            let entries = db.iterator_cf(cf, ::rocksdb::IteratorMode::Start);
-            (name.to_string(), collect(entries))
-        })
-        .collect()
+    rocksdb_contents(&db, &FAMILIES)
 }
 
 /// The real crate's column family descriptors: RocksDB needs the merge
 /// operator to replay merges from its WAL.
 fn rocksdb_families() -> Vec<::rocksdb::ColumnFamilyDescriptor> {
-    let mut appends = ::rocksdb::Options::default();
-    appends.set_merge_operator_associative("concat", |_k, base, operands| {
-        let mut value = base.map(<[u8]>::to_vec).unwrap_or_default();
-        for operand in operands {
-            value.extend_from_slice(operand);
-        }
-        Some(value)
-    });
     vec![
         ::rocksdb::ColumnFamilyDescriptor::new("tables", ::rocksdb::Options::default()),
-        ::rocksdb::ColumnFamilyDescriptor::new("appends", appends),
+        ::rocksdb::ColumnFamilyDescriptor::new("appends", rocksdb_concat_options()),
     ]
 }
 
@@ -160,7 +140,7 @@ fn converting_open(dir: &Path) -> Result<DB, alexdb::Error> {
     let mut opts = Options::default();
     opts.set_convert_rocksdb(true);
     let mut appends = Options::default();
-    appends.set_merge_operator_associative("concat", concat);
+    appends.set_merge_operator_associative(CONCAT, concat);
     DB::open_cf_descriptors(
         &opts,
         dir,
@@ -169,29 +149,6 @@ fn converting_open(dir: &Path) -> Result<DB, alexdb::Error> {
             ColumnFamilyDescriptor::new("appends", appends),
         ],
     )
-}
-
-fn alexdb_contents(db: &DB) -> Contents {
-    FAMILIES
-        .into_iter()
-        .map(|name| {
-            let cf = db.cf_handle(name).unwrap();
-            let entries = db.iterator_cf(cf, IteratorMode::Start);
-            (name.to_string(), collect(entries))
-        })
-        .collect()
-}
-
-/// An iterator's entries (either crate's), every one read without error.
-fn collect<E: std::fmt::Debug>(
-    entries: impl Iterator<Item = Result<(Box<[u8]>, Box<[u8]>), E>>,
-) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    entries
-        .map(|e| {
-            let (k, v) = e.unwrap();
-            (k.to_vec(), v.to_vec())
-        })
-        .collect()
 }
 
 fn names_in(dir: &Path) -> Vec<String> {
@@ -210,7 +167,7 @@ fn an_opted_in_open_converts_the_database_in_place() {
     let identity = std::fs::read(dir.path().join("IDENTITY")).unwrap();
     let rocksdb_files = names_in(dir.path());
     let db = converting_open(dir.path()).unwrap();
-    assert_eq!(alexdb_contents(&db), want);
+    assert_eq!(alexdb_contents(&db, &FAMILIES), want);
     assert_eq!(db.get_db_identity().unwrap(), identity);
     db.put(b"after", b"conversion").unwrap();
     drop(db);
@@ -222,7 +179,7 @@ fn an_opted_in_open_converts_the_database_in_place() {
     assert!(!dir.path().join("alexdb-conversion").exists());
     // A plain open (no opt-in) now opens the AlexDB database.
     let mut appends = Options::default();
-    appends.set_merge_operator_associative("concat", concat);
+    appends.set_merge_operator_associative(CONCAT, concat);
     let db = DB::open_cf_descriptors(
         &Options::default(),
         dir.path(),
@@ -236,7 +193,7 @@ fn an_opted_in_open_converts_the_database_in_place() {
     want.get_mut("default")
         .unwrap()
         .insert(b"after".to_vec(), b"conversion".to_vec());
-    assert_eq!(alexdb_contents(&db), want);
+    assert_eq!(alexdb_contents(&db, &FAMILIES), want);
     // Merges go on from the converted values.
     let appends = db.cf_handle("appends").unwrap();
     db.merge_cf(appends, b"m000", b"+").unwrap();
@@ -281,7 +238,7 @@ fn a_conversion_that_cannot_finish_changes_nothing() {
     assert!(!dir.path().join("alexdb-conversion").exists());
     assert!(!dir.path().join("rocksdb-original").exists());
     let db = converting_open(dir.path()).unwrap();
-    assert_eq!(alexdb_contents(&db), want);
+    assert_eq!(alexdb_contents(&db, &FAMILIES), want);
 }
 
 /// What an interrupted, uncommitted conversion left (a partial copy) is
@@ -299,5 +256,5 @@ fn an_uncommitted_conversion_is_started_over() {
     assert_names_rocksdb(&err);
     assert!(staging.join("MANIFEST").exists());
     let db = converting_open(dir.path()).unwrap();
-    assert_eq!(alexdb_contents(&db), want);
+    assert_eq!(alexdb_contents(&db, &FAMILIES), want);
 }

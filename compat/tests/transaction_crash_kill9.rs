@@ -8,10 +8,12 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use alexdb::{IteratorMode, OptimisticTransactionDB, Options};
+
+#[path = "common/child_test.rs"]
+mod child_test;
 
 const CHILD_ENV: &str = "ALEXDB_TXN_CRASH_CHILD_DIR";
 const SLOTS: u64 = 16;
@@ -76,7 +78,6 @@ fn transaction_crash_loop() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut total_acks = 0;
     for cycle in 0..cycles {
@@ -84,7 +85,7 @@ fn transaction_crash_loop() {
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let wanted_acks = 1 + rng % 300;
-        let (last_ack, seen) = run_child(&exe, dir.path(), wanted_acks);
+        let (last_ack, seen) = run_child(dir.path(), wanted_acks);
         total_acks += seen;
         verify_after_crash(dir.path(), last_ack, cycle);
     }
@@ -96,20 +97,8 @@ fn transaction_crash_loop() {
 
 /// Runs the child until it acknowledged `wanted_acks` commits (or 20 s
 /// passed), kills it, and returns the last acknowledged commit and the count.
-fn run_child(exe: &Path, dir: &Path, wanted_acks: u64) -> (Option<u64>, u64) {
-    let mut child = Command::new(exe)
-        .args([
-            "--exact",
-            "transaction_crash_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+fn run_child(dir: &Path, wanted_acks: u64) -> (Option<u64>, u64) {
+    let mut child = child_test::spawn("transaction_crash_child", CHILD_ENV, dir);
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let (mut last_ack, mut seen) = (None, 0);
     let started = Instant::now();

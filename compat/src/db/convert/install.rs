@@ -127,10 +127,7 @@ pub(super) fn roll_forward(path: &Path, staging: &Path, lock: StagingLock) -> Re
     if converted.exists() {
         let lock = hold_rocks_lock(path, lock)?;
         check_unchanged(path, &converted)?;
-        retire(path)?;
-        fs::rename(&converted, staging.join(RETIRED))
-            .map_err(|e| io_error(staging, "renaming the conversion's marker", e))?;
-        sync_dir(staging)?;
+        retire(path, staging)?;
         drop(lock.rocks);
     }
     install(path, staging)?;
@@ -166,8 +163,9 @@ fn check_unchanged(path: &Path, marker: &Path) -> Result<(), Error> {
     )))
 }
 
-/// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`].
-fn retire(path: &Path) -> Result<(), Error> {
+/// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`], then
+/// renames the marker of the conversion staged in `staging` to say so.
+pub(super) fn retire(path: &Path, staging: &Path) -> Result<(), Error> {
     let retired = path.join(RETIRED_DIR);
     fs::create_dir_all(&retired).map_err(|e| io_error(&retired, "creating", e))?;
     sync_dir(path)?;
@@ -178,7 +176,10 @@ fn retire(path: &Path) -> Result<(), Error> {
         }
     }
     sync_dir(&retired)?;
-    sync_dir(path)
+    sync_dir(path)?;
+    fs::rename(staging.join(CONVERTED), staging.join(RETIRED))
+        .map_err(|e| io_error(staging, "renaming the conversion's marker", e))?;
+    sync_dir(staging)
 }
 
 /// Moves every file of the staged database from `staging` up into `path`.

@@ -30,6 +30,8 @@
 mod detect;
 mod install;
 mod stage;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 

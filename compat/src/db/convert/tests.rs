@@ -1,0 +1,130 @@
+//! Every state a crash can leave a conversion in, built step by step, and
+//! what the next open does with it.
+
+use std::fs;
+use std::path::Path;
+
+use super::install::{self, StagingLock};
+use super::{RETIRED_DIR, STAGING_DIR, before_open, stage};
+use crate::{ColumnFamilyDescriptor, DB, ErrorKind, Options};
+
+const KEYS: u32 = 500;
+
+/// A RocksDB database (a flushed table and a WAL tail) of `KEYS` keys.
+fn rocksdb_database(dir: &Path) {
+    let mut opts = ::rocksdb::Options::default();
+    opts.create_if_missing(true);
+    let db = ::rocksdb::DB::open(&opts, dir).unwrap();
+    for i in 0..KEYS {
+        db.put(key(i), value(i)).unwrap();
+        if i == KEYS / 2 {
+            db.flush().unwrap();
+        }
+    }
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key{i:05}").into_bytes()
+}
+
+fn value(i: u32) -> Vec<u8> {
+    format!("value {i}").into_bytes()
+}
+
+fn descriptors() -> Vec<ColumnFamilyDescriptor> {
+    vec![ColumnFamilyDescriptor::new("default", Options::default())]
+}
+
+/// A directory whose conversion is staged and committed, nothing moved.
+fn committed() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    rocksdb_database(dir.path());
+    let staging = dir.path().join(STAGING_DIR);
+    let (lock, fingerprint) =
+        stage::stage(dir.path(), &staging, &Options::default(), &descriptors()).unwrap();
+    install::commit(&staging, &fingerprint).unwrap();
+    drop(lock);
+    dir
+}
+
+/// Moves every other entry `pick` selects from `from` into `to`.
+fn move_half(from: &Path, to: &Path, pick: impl Fn(&str) -> bool) {
+    fs::create_dir_all(to).unwrap();
+    let mut names: Vec<String> = fs::read_dir(from)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| pick(name))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "{names:?}");
+    for name in names.iter().step_by(2) {
+        fs::rename(from.join(name), to.join(name)).unwrap();
+    }
+}
+
+/// Opens `dir` without the opt-in (a committed conversion finishes anyway)
+/// and checks every key.
+fn assert_converted(dir: &Path) {
+    let db = DB::open(&Options::default(), dir).unwrap();
+    for i in 0..KEYS {
+        assert_eq!(db.get(key(i)).unwrap(), Some(value(i)), "key {i}");
+    }
+    assert!(!dir.join(STAGING_DIR).exists());
+    assert!(dir.join(RETIRED_DIR).join("CURRENT").exists());
+    assert!(super::rocksdb_file(dir).is_none());
+}
+
+#[test]
+fn a_committed_conversion_finishes_without_the_opt_in() {
+    let dir = committed();
+    assert_converted(dir.path());
+}
+
+#[test]
+fn a_conversion_stopped_while_retiring_rocksdb_files_finishes() {
+    let dir = committed();
+    let retired = dir.path().join(RETIRED_DIR);
+    move_half(dir.path(), &retired, super::detect::is_rocksdb_owned);
+    assert_converted(dir.path());
+}
+
+#[test]
+fn a_conversion_stopped_while_installing_its_files_finishes() {
+    let dir = committed();
+    let staging = dir.path().join(STAGING_DIR);
+    // Roll forward up to the retirement, as a run that stopped there did.
+    let lock = StagingLock::take(&staging).unwrap();
+    install::retire(dir.path(), &staging).unwrap();
+    drop(lock);
+    move_half(&staging, dir.path(), |name| name != "RETIRED");
+    assert_converted(dir.path());
+}
+
+#[test]
+fn a_rocksdb_database_written_after_the_commit_is_not_retired() {
+    let dir = committed();
+    let db = ::rocksdb::DB::open_default(dir.path()).unwrap();
+    db.put(b"late", b"write").unwrap();
+    drop(db);
+    let err = before_open(dir.path(), &Options::default(), &descriptors()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("changed after"), "{err}");
+    assert!(!dir.path().join(RETIRED_DIR).exists());
+    // Removing the staged copy, as the error says, converts it again.
+    fs::remove_dir_all(dir.path().join(STAGING_DIR)).unwrap();
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    assert_eq!(db.get(b"late").unwrap(), Some(b"write".to_vec()));
+}
+
+#[test]
+fn one_conversion_at_a_time() {
+    let dir = committed();
+    let lock = StagingLock::take(&dir.path().join(STAGING_DIR)).unwrap();
+    let err = before_open(dir.path(), &Options::default(), &descriptors()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::IOError, "{err}");
+    assert!(err.to_string().contains("another process"), "{err}");
+    drop(lock);
+    assert_converted(dir.path());
+}
