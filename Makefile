@@ -129,3 +129,4 @@ SOAK_MIGRATE_KILLS ?= 500
 soak:
 	ALEXDB_CRASH_CYCLES=$(SOAK_CYCLES) $(CARGO) test --profile ci -p alexdb-engine --test crash_kill9 -- crash_loop --nocapture
 	ALEXDB_MIGRATE_KILLS=$(SOAK_MIGRATE_KILLS) $(CARGO) test --profile ci -p alexdb-migrate --test kill_resume -- --nocapture
+	ALEXDB_CRASH_CYCLES=$(SOAK_MIGRATE_KILLS) $(CARGO) test --profile ci -p alexdb --test convert_kill9 -- --nocapture

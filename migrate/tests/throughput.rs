@@ -1,6 +1,7 @@
-//! `copy` throughput with 100-byte values (the number in the README).
-//! Ignored by default; run it with
-//! `cargo test --release -p alexdb-migrate --test throughput -- --ignored --nocapture`
+//! `copy` throughput with 100-byte values, and that of converting the same
+//! database in place by opening it with `alexdb` (the numbers in the
+//! README). Ignored by default; run them with
+//! `cargo test --release -p alexdb-migrate --test throughput -- --ignored --nocapture --test-threads=1`
 //! (`ALEXDB_MIGRATE_BENCH_KEYS` sets the key count, default 1,000,000).
 
 mod common;
@@ -14,27 +15,10 @@ use rocksdb::{DB, Options, WriteBatch};
 #[test]
 #[ignore = "a benchmark: run with --ignored --nocapture"]
 fn copy_throughput_with_100_byte_values() {
-    let keys: u64 = std::env::var("ALEXDB_MIGRATE_BENCH_KEYS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
+    let keys = bench_keys();
     let dir = tempfile::tempdir().unwrap();
     let rocks = dir.path().join("rocks");
-    {
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
-        let db = DB::open(&opts, &rocks).unwrap();
-        let mut rng = common::Rng::new(1);
-        let mut batch = WriteBatch::default();
-        for i in 0..keys {
-            batch.put(format!("user:{i:012}"), rng.bytes(100));
-            if batch.len() == 10_000 {
-                db.write(std::mem::take(&mut batch)).unwrap();
-            }
-        }
-        db.write(batch).unwrap();
-        db.flush().unwrap();
-    }
+    write_rocksdb(&rocks, keys);
     let config = CopyConfig {
         from: rocks,
         to: dir.path().join("alex"),
@@ -64,6 +48,69 @@ fn copy_throughput_with_100_byte_values() {
             .unwrap_or_default()
             .trim()
     );
+}
+
+/// Converts a RocksDB database in place (an `alexdb` open with
+/// `set_convert_rocksdb`), timed from the open call until it returns.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture"]
+fn convert_in_place_throughput_with_100_byte_values() {
+    let keys = bench_keys();
+    let dir = tempfile::tempdir().unwrap();
+    let rocks = dir.path().join("rocks");
+    write_rocksdb(&rocks, keys);
+    let bytes: u64 = std::fs::read_dir(&rocks)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    let mut opts = alexdb::Options::default();
+    opts.set_convert_rocksdb(true);
+    let started = Instant::now();
+    let db = alexdb::DB::open(&opts, &rocks).unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(
+        db.get(format!("user:{:012}", keys - 1))
+            .unwrap()
+            .map(|v| v.len()),
+        Some(100)
+    );
+    println!(
+        "conversion in place of {keys} keys with 100-byte values ({:.1} MiB of RocksDB files, \
+         read, written, read back and compared): {seconds:.2} s = {:.0} keys/s \
+         ({:.1} MiB/s of RocksDB files; load average {})",
+        bytes as f64 / (1 << 20) as f64,
+        keys as f64 / seconds,
+        bytes as f64 / (1 << 20) as f64 / seconds,
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+}
+
+/// The key count: `ALEXDB_MIGRATE_BENCH_KEYS`, default 1,000,000.
+fn bench_keys() -> u64 {
+    std::env::var("ALEXDB_MIGRATE_BENCH_KEYS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// A flushed RocksDB database at `path` of `keys` keys with random
+/// 100-byte values.
+fn write_rocksdb(path: &std::path::Path, keys: u64) {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    let db = DB::open(&opts, path).unwrap();
+    let mut rng = common::Rng::new(1);
+    let mut batch = WriteBatch::default();
+    for i in 0..keys {
+        batch.put(format!("user:{i:012}"), rng.bytes(100));
+        if batch.len() == 10_000 {
+            db.write(std::mem::take(&mut batch)).unwrap();
+        }
+    }
+    db.write(batch).unwrap();
+    db.flush().unwrap();
 }
 
 /// Records the calling thread's CPU time when copying starts and when
