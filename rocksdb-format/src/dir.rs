@@ -13,7 +13,7 @@ use crate::table::{RangeTombstone, Table, TableIter, TableMeta};
 use crate::version_edit::NewFile;
 use crate::view::level::LevelIter;
 use crate::view::merging::{EntryStream, MergingIter};
-use crate::view::tombstones::TombstoneSweep;
+use crate::view::tombstones::{TombstoneSweep, truncate_to_table};
 use crate::view::{FamilyIter, MergeFn};
 use crate::wal::{self, Memtable};
 
@@ -239,7 +239,12 @@ fn check_tables(
         check_table_family(&table, state)?;
         entries += table.properties.num_entries;
         tables.insert(file.number, table.meta());
-        ranges.extend(table.range_tombstones);
+        ranges.extend(
+            table
+                .range_tombstones
+                .into_iter()
+                .filter_map(|t| truncate_to_table(t, &file.smallest, &file.largest)),
+        );
     }
     Ok((entries, ranges))
 }
