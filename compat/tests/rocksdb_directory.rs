@@ -258,3 +258,30 @@ fn an_uncommitted_conversion_is_started_over() {
     let db = converting_open(dir.path()).unwrap();
     assert_eq!(alexdb_contents(&db, &FAMILIES), want);
 }
+
+/// The usual way to open every family: `list_cf`, then `open_cf` with the
+/// names. `list_cf` reads RocksDB's MANIFEST (changing nothing), so the
+/// same two lines convert a RocksDB directory.
+#[test]
+fn list_cf_names_a_rocksdb_databases_families() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = write_rich_rocksdb(dir.path());
+    let before = names_in(dir.path());
+    let names = DB::list_cf(&Options::default(), dir.path()).unwrap();
+    assert_eq!(names, FAMILIES);
+    assert_eq!(names_in(dir.path()), before);
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    let descriptors = names.iter().map(|name| {
+        let mut cf_opts = Options::default();
+        cf_opts.set_merge_operator_associative(CONCAT, concat);
+        ColumnFamilyDescriptor::new(name, cf_opts)
+    });
+    let db = DB::open_cf_descriptors(&opts, dir.path(), descriptors).unwrap();
+    assert_eq!(alexdb_contents(&db, &FAMILIES), want);
+    drop(db);
+    assert_eq!(
+        DB::list_cf(&Options::default(), dir.path()).unwrap(),
+        FAMILIES
+    );
+}

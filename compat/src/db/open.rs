@@ -392,6 +392,9 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             Err(alexdb_engine::Error::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
+                if let Some(listed) = super::convert::rocksdb_families(dir) {
+                    return listed;
+                }
                 return Err(Error::io(format_args!(
                     "No such file or directoryWhile opening a file for sequentially reading: \
                      {}/CURRENT: No such file or directory",

@@ -84,6 +84,22 @@ pub(crate) fn before_open(
     install::roll_forward(path, &staging, guard)
 }
 
+/// The column families of the RocksDB database at `path` (for
+/// `DB::list_cf`, which a user typically calls to name every family in the
+/// open that converts it), `default` first, then in creation order. `None`
+/// if `path` holds no RocksDB database; read-only either way.
+pub(crate) fn rocksdb_families(path: &Path) -> Option<Result<Vec<String>, Error>> {
+    rocksdb_file(path)?;
+    let listed = alexdb_rocksdb_format::manifest::read(path).map(|manifest| {
+        manifest
+            .families
+            .into_values()
+            .map(|family| family.name)
+            .collect()
+    });
+    Some(listed.map_err(|e| stage::format_error(path, e)))
+}
+
 /// Whether `opts` or the environment asks for conversion in place.
 fn opted_in(opts: &Options) -> bool {
     opts.convert_rocksdb || env_opts_in()
