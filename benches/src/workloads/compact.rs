@@ -3,27 +3,19 @@
 
 use std::time::Instant;
 
-use super::BATCH;
+use super::ordered::load_in_batches;
 use super::point::{expect_count, per};
 use crate::engines::Compacting;
 use crate::error::Result;
 use crate::keys::DataSet;
 
-/// Loads every present key of `data` into `store` (untimed), then compacts
-/// its whole key range; nanoseconds per key. With `filtered`, the store's
-/// filter removes the keys [`removed_by_filter`] names, and the keys left
-/// are checked.
+/// Loads every present key of `data` into `store` in batches (untimed),
+/// then compacts its whole key range; nanoseconds per key. With
+/// `filtered`, the store's filter removes the keys [`removed_by_filter`]
+/// names, and the keys left are checked.
 pub fn compact_all(store: &mut dyn Compacting, data: &DataSet, filtered: bool) -> Result<f64> {
     let n = data.present.len();
-    let mut start = 0;
-    while start < n {
-        let end = (start + BATCH).min(n);
-        let pairs: Vec<(&[u8], &[u8])> = (start..end)
-            .map(|i| (data.present.get(i), data.value(i, 0)))
-            .collect();
-        store.write_batch(&pairs)?;
-        start = end;
-    }
+    load_in_batches(data, &mut |pairs| store.write_batch(pairs))?;
     let timer = Instant::now();
     store.compact_all()?;
     let ns = per(timer, n);
