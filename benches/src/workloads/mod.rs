@@ -322,11 +322,13 @@ impl Workload {
             }
             Workload::CompactPlain => {
                 "`compact_range` over the whole key range of a fresh database holding the \
-                 keys (automatic compactions off), per key (RocksDB API engines only)"
+                 keys (automatic compactions off), per key (engines with compaction \
+                 filters: the RocksDB API engines and `alexdb-engine`)"
             }
             Workload::FilterCompact => {
                 "as `compact-plain`, with a compaction filter (`Options::set_compaction_filter`) \
-                 that removes about half the keys (RocksDB API engines only)"
+                 (`Db::set_compaction_filter` on the engine) that removes about half the \
+                 keys"
             }
             Workload::Scan => "full ordered scan of every entry, per entry",
             Workload::Get2r => {
