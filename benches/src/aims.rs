@@ -50,7 +50,7 @@ const fn of(engine: EngineKind, workload: Workload) -> Figure {
     }
 }
 
-const AIMS: [Aim; 16] = [
+const AIMS: [Aim; 17] = [
     aim(
         "disk ≤ 1.5x live after delete-heavy + compaction",
         alex(Workload::DeleteHeavyDisk),
@@ -139,6 +139,12 @@ const AIMS: [Aim; 16] = [
         alex(Workload::GetW),
         Some(alex(Workload::Get)),
         1.3,
+    ),
+    aim(
+        "compaction with a filter removing half ≤ 1.5x one without",
+        alex(Workload::FilterCompact),
+        Some(alex(Workload::CompactPlain)),
+        1.5,
     ),
     aim(
         "get with 2 readers: ≥ 1.8x the throughput of one",

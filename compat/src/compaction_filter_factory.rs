@@ -3,7 +3,7 @@
 
 use std::ffi::CStr;
 
-use crate::compaction_filter::{CompactionFilter, Decision};
+use crate::compaction_filter::CompactionFilter;
 
 /// Creates a [`CompactionFilter`] for each compaction run.
 pub trait CompactionFilterFactory {
@@ -27,22 +27,14 @@ pub struct CompactionFilterContext {
 }
 
 /// A factory as the options keep it: whatever its filter type, it makes a
-/// filter for one run and passes each entry through it.
+/// filter for one run.
 pub(crate) trait FilterSource: Send {
-    /// Makes a filter for a run described by `context` and hands `run` a
-    /// function that asks it about one entry.
-    fn with_filter(&mut self, context: CompactionFilterContext, run: &mut FilterRun<'_>);
+    /// Makes a filter for a run described by `context`.
+    fn make(&mut self, context: CompactionFilterContext) -> Box<dyn CompactionFilter>;
 }
 
-/// A filter asked about one entry: `(level, key, value) -> Decision`.
-pub(crate) type EntryFilter<'a> = dyn FnMut(u32, &[u8], &[u8]) -> Decision + 'a;
-
-/// What [`FilterSource::with_filter`] runs: it gets the run's filter.
-pub(crate) type FilterRun<'a> = dyn FnMut(&mut EntryFilter<'_>) + 'a;
-
-impl<F: CompactionFilterFactory + Send> FilterSource for F {
-    fn with_filter(&mut self, context: CompactionFilterContext, run: &mut FilterRun<'_>) {
-        let mut filter = self.create(context);
-        run(&mut |level, key, value| filter.filter(level, key, value));
+impl<F: CompactionFilterFactory + Send + 'static> FilterSource for F {
+    fn make(&mut self, context: CompactionFilterContext) -> Box<dyn CompactionFilter> {
+        Box::new(self.create(context))
     }
 }

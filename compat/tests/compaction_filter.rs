@@ -1,5 +1,6 @@
-//! Compaction filters: `compact_range` applies each column family's filter
-//! to its live entries, or a fresh filter its factory makes for the run.
+//! Compaction filters: compaction applies each column family's filter, or
+//! a fresh filter its factory makes for the run, to its keys: all of them
+//! in `compact_range`, those of the segments it rewrites in the background.
 
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
@@ -263,4 +264,52 @@ fn a_pass_over_many_entries_decides_on_each_once() {
         })
         .collect();
     assert_eq!(got, want);
+}
+
+/// A background compaction (of a sealed 32 MiB log segment) runs the
+/// factory's filter, told an automatic compaction that is not full.
+#[test]
+fn a_background_compaction_runs_the_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let (opts, contexts) = options_with_factory(0);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    let value = vec![b'v'; 1024];
+    for n in 0..40_000u32 {
+        db.put(n.to_be_bytes(), &value).unwrap();
+    }
+    let start = std::time::Instant::now();
+    while contexts.lock().unwrap().is_empty() && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    db.wait_for_compact(&rocksdb::WaitForCompactOptions::default())
+        .unwrap();
+    let automatic = CompactionFilterContext {
+        is_full_compaction: false,
+        is_manual_compaction: false,
+    };
+    assert_eq!(contexts.lock().unwrap().first(), Some(&automatic));
+    assert_eq!(db.get(0u32.to_be_bytes()).unwrap(), None, "removed");
+    let last = 39_999u32.to_be_bytes();
+    assert_eq!(db.get(last).unwrap(), Some(value), "still in the log");
+}
+
+/// In a database opened with a TTL, a changed value gets the write time
+/// of the value it replaces (the filter sees values without it).
+#[test]
+fn a_changed_value_keeps_its_write_time_in_a_ttl_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    let noted = seen.clone();
+    opts.set_compaction_filter("change", move |_level, _key: &[u8], value: &[u8]| {
+        noted.lock().unwrap().push(value.to_vec());
+        CompactionDecision::Change(b"new")
+    });
+    let db = DB::open_with_ttl(&opts, dir.path(), std::time::Duration::from_secs(3600)).unwrap();
+    db.put(b"k", b"old").unwrap();
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(db.get(b"k").unwrap(), Some(b"new".to_vec()));
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(*seen.lock().unwrap(), [b"old".to_vec(), b"new".to_vec()]);
 }

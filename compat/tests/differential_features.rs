@@ -1,6 +1,6 @@
 //! Differential test of the features beyond plain reads and writes, against
 //! the real `rocksdb` crate (0.25): checkpoints, `get_updates_since`,
-//! compaction filters, TTL expiry, custom comparators, SST writing and
+//! compaction filters (with snapshots), TTL expiry, custom comparators, SST writing and
 //! ingestion, `set_options` validation, and a secondary's catch-up.
 //!
 //! Each scenario (`differential_features/scenarios.rs`) is written once
@@ -47,6 +47,7 @@ compare!(checkpoint_copies_exactly_the_writes_before_it);
 compare!(updates_since_returns_the_logged_batches);
 compare!(secondary_catches_up_with_the_primary);
 compare!(compaction_filter_decisions_apply_at_compact_range);
+compare!(compaction_filter_with_snapshots);
 compare!(compaction_filter_factory_makes_a_filter_per_run);
 compare!(ttl_entries_expire_at_compaction);
 compare!(comparator_orders_every_iteration);

@@ -35,6 +35,7 @@ pub mod segment;
 mod write;
 
 // The public module paths, wherever the modules live in the tree.
+pub use compaction::filter as compaction_filter;
 pub use db::{checkpoint, dir_lock, keyspace, stats};
 pub use format::location;
 pub use mvcc::range_tombstones;
@@ -44,6 +45,7 @@ pub use write::{batch, key_locks, merge};
 
 pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;
+pub use compaction_filter::CompactionFilter;
 pub use db::file_hold::FileHold;
 pub use db::{Db, is_database_file};
 pub use dir_lock::LOCK_FILE;

@@ -5,15 +5,17 @@ use std::path::Path;
 
 use alexdb_engine::{Db, KeyRange, KeyspaceId, Options, WatchedKey, WriteBatch, WriteOptions};
 
-use super::{Engine, ReadModifyWrite, SharedAccess, Sizing, touch};
+use super::{Compacting, Engine, ReadModifyWrite, SharedAccess, Sizing, touch};
 use crate::error::{BenchError, Result};
+use crate::workloads::Workload;
 
 /// How this engine is configured, for the report.
 pub const CONFIGURATION: &str = "`alexdb_engine::Db::open` with `Options::default()` \
 (32 MiB segments, background compaction, checksums verified on read); writes with \
 `WriteOptions::default()` (no sync: in the page cache on return, so they survive a process \
 crash); copying get = `get_copied`, zero-copy get = `get_pinned`; seek/scan with `Cursor`; \
-range delete = `WriteBatch::delete_range`; compaction = `Db::compact`; a read-modify-write \
+range delete = `WriteBatch::delete_range`; compaction = `Db::compact`; compaction filter = \
+`Db::set_compaction_filter`; a read-modify-write \
 transaction = a snapshot, `get_copied` and `write_unless_changed` watching the key since the \
 snapshot.";
 
@@ -64,9 +66,46 @@ impl ReadModifyWrite for AlexEngine {
     }
 }
 
+impl Compacting for AlexEngine {
+    fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()> {
+        Engine::write_batch(self, pairs)
+    }
+
+    fn compact_all(&mut self) -> Result<()> {
+        Engine::compact(self)
+    }
+
+    fn count(&mut self) -> Result<usize> {
+        Ok(Engine::scan(self)?.1)
+    }
+}
+
 impl Engine for AlexEngine {
     fn open(dir: &Path, _sizing: &Sizing) -> Result<Self> {
         AlexEngine::open_default(dir)
+    }
+
+    fn supports(workload: Workload) -> bool {
+        workload != Workload::CmpSeek10
+    }
+
+    fn open_compacting(
+        dir: &Path,
+        _sizing: &Sizing,
+        filtered: bool,
+    ) -> Result<Box<dyn Compacting>> {
+        let engine = AlexEngine::open_default(dir)?;
+        engine.db.set_auto_compaction(false);
+        if filtered {
+            let half = |key: &[u8], _value: &[u8]| match crate::workloads::removed_by_filter(key) {
+                true => alexdb_engine::compaction_filter::Decision::Remove,
+                false => alexdb_engine::compaction_filter::Decision::Keep,
+            };
+            engine
+                .db
+                .set_compaction_filter(engine.ks, Some(std::sync::Arc::new(half)))?;
+        }
+        Ok(Box::new(engine))
     }
 
     fn shared(&self) -> Option<&dyn SharedAccess> {

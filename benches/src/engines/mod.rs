@@ -132,9 +132,13 @@ pub trait Engine: Sized {
     fn open(dir: &Path, sizing: &Sizing) -> Result<Self>;
 
     /// Whether the engine can run `workload` (all can run most;
-    /// `cmp-seek10` needs [`Self::open_reverse_ordered`]).
+    /// `cmp-seek10` needs [`Self::open_reverse_ordered`], `compact-plain`
+    /// and `filter-compact` [`Self::open_compacting`]).
     fn supports(workload: Workload) -> bool {
-        workload != Workload::CmpSeek10
+        !matches!(
+            workload,
+            Workload::CmpSeek10 | Workload::CompactPlain | Workload::FilterCompact
+        )
     }
 
     /// Writes `pairs` in one batch (one transaction where the engine has them).
@@ -235,10 +239,31 @@ pub trait Engine: Sized {
         Err(unsupported("custom comparator"))
     }
 
+    /// Opens a new store in the empty `dir` with automatic compactions off;
+    /// with `filtered`, its compactions run a filter that removes the keys
+    /// [`crate::workloads::compact::removed_by_filter`] names
+    /// (`Options::set_compaction_filter`).
+    fn open_compacting(dir: &Path, sizing: &Sizing, filtered: bool) -> Result<Box<dyn Compacting>> {
+        let _ = (dir, sizing, filtered);
+        Err(unsupported("compaction filters"))
+    }
+
     /// Closes the store, waiting for whatever closing involves.
     fn close(self) -> Result<()> {
         Ok(())
     }
+}
+
+/// A store whose compaction `compact-plain` and `filter-compact` time.
+pub trait Compacting {
+    /// As [`Engine::write_batch`].
+    fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> Result<()>;
+
+    /// Compacts the whole key range (`compact_range(None, None)`).
+    fn compact_all(&mut self) -> Result<()>;
+
+    /// How many entries a full scan finds.
+    fn count(&mut self) -> Result<usize>;
 }
 
 /// A store ordered by a custom comparator, as `cmp-seek10` drives it.

@@ -9,6 +9,7 @@
 macro_rules! rocks_api_engine {
     ($ty:ident, $krate:ident, $txn:ident) => {
         rocks_api_ordered!($ty);
+        rocks_api_compacting!($ty, $krate);
 
         impl $crate::engines::SharedAccess for $ty {
             fn get(&self, key: &[u8]) -> $crate::error::Result<Option<u64>> {
@@ -34,6 +35,28 @@ macro_rules! rocks_api_engine {
                     "alexdb-bench.reverse",
                     Box::new(|a: &[u8], b: &[u8]| b.cmp(a)),
                 );
+                let db = $krate::DB::open(&opts, dir)?;
+                Ok(Box::new($ty { db }))
+            }
+
+            fn open_compacting(
+                dir: &::std::path::Path,
+                sizing: &$crate::engines::Sizing,
+                filtered: bool,
+            ) -> $crate::error::Result<Box<dyn $crate::engines::Compacting>> {
+                let mut opts = $ty::options(sizing);
+                opts.set_disable_auto_compactions(true);
+                if filtered {
+                    opts.set_compaction_filter(
+                        "alexdb-bench.half",
+                        |_level, key: &[u8], _value: &[u8]| {
+                            match $crate::workloads::removed_by_filter(key) {
+                                true => $krate::CompactionDecision::Remove,
+                                false => $krate::CompactionDecision::Keep,
+                            }
+                        },
+                    );
+                }
                 let db = $krate::DB::open(&opts, dir)?;
                 Ok(Box::new($ty { db }))
             }
@@ -158,6 +181,32 @@ macro_rules! rocks_api_engine {
                 }
                 it.status()?;
                 Ok((sum, seen))
+            }
+        }
+    };
+}
+
+/// Implements `Compacting` for `$ty`, a database of `$krate` (as in
+/// [`rocks_api_engine`]).
+macro_rules! rocks_api_compacting {
+    ($ty:ident, $krate:ident) => {
+        impl $crate::engines::Compacting for $ty {
+            fn write_batch(&mut self, pairs: &[(&[u8], &[u8])]) -> $crate::error::Result<()> {
+                $crate::engines::Engine::write_batch(self, pairs)
+            }
+
+            fn compact_all(&mut self) -> $crate::error::Result<()> {
+                self.db.compact_range(None::<&[u8]>, None::<&[u8]>);
+                Ok(())
+            }
+
+            fn count(&mut self) -> $crate::error::Result<usize> {
+                let mut n = 0;
+                for item in self.db.iterator($krate::IteratorMode::Start) {
+                    item?;
+                    n += 1;
+                }
+                Ok(n)
             }
         }
     };

@@ -8,6 +8,7 @@
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
+pub mod compact;
 mod deletes;
 mod flood;
 mod ordered;
@@ -16,6 +17,7 @@ mod shift;
 mod threads;
 mod txn;
 
+pub use compact::{compact_all, removed_by_filter};
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
 pub use flood::flood;
 pub use ordered::{cmp_seek10, load_ordered};
@@ -89,6 +91,10 @@ pub enum Workload {
     Seek10,
     /// `seek10` in a database whose comparator is reverse bytewise.
     CmpSeek10,
+    /// `compact_range` over every key of a fresh database, per key.
+    CompactPlain,
+    /// The same with a compaction filter that removes about half the keys.
+    FilterCompact,
     /// Full ordered scan, per entry.
     Scan,
     /// Random get of present keys from 2 reader threads at once.
@@ -165,7 +171,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 37] = [
+    pub const ALL: [Workload; 39] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -178,6 +184,8 @@ impl Workload {
         Workload::OptimisticTxn,
         Workload::Seek10,
         Workload::CmpSeek10,
+        Workload::CompactPlain,
+        Workload::FilterCompact,
         Workload::Scan,
         Workload::ScanCompacted,
         Workload::Flood,
@@ -234,6 +242,8 @@ impl Workload {
             Workload::Mixed => "mixed",
             Workload::Seek10 => "seek10",
             Workload::CmpSeek10 => "cmp-seek10",
+            Workload::CompactPlain => "compact-plain",
+            Workload::FilterCompact => "filter-compact",
             Workload::Scan => "scan",
             Workload::Get2r => "get-2r",
             Workload::GetW => "get-w",
@@ -266,7 +276,11 @@ impl Workload {
     /// The unit of the figure.
     pub fn unit(self) -> Unit {
         match self {
-            Workload::Load | Workload::MultiGet | Workload::Flood => Unit::NanosPerKey,
+            Workload::Load
+            | Workload::MultiGet
+            | Workload::Flood
+            | Workload::CompactPlain
+            | Workload::FilterCompact => Unit::NanosPerKey,
             Workload::Reopen | Workload::Settle | Workload::DeleteHeavyReopen => Unit::Millis,
             Workload::Scan | Workload::ScanCompacted | Workload::LtmScan => Unit::NanosPerEntry,
             Workload::DiskBytes
@@ -305,6 +319,16 @@ impl Workload {
             Workload::CmpSeek10 => {
                 "as `seek10`, in a second database of the same keys whose comparator \
                  (`Options::set_comparator`) is reverse bytewise (RocksDB API engines only)"
+            }
+            Workload::CompactPlain => {
+                "`compact_range` over the whole key range of a fresh database holding the \
+                 keys (automatic compactions off), per key (engines with compaction \
+                 filters: the RocksDB API engines and `alexdb-engine`)"
+            }
+            Workload::FilterCompact => {
+                "as `compact-plain`, with a compaction filter (`Options::set_compaction_filter`) \
+                 (`Db::set_compaction_filter` on the engine) that removes about half the \
+                 keys"
             }
             Workload::Scan => "full ordered scan of every entry, per entry",
             Workload::Get2r => {

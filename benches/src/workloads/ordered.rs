@@ -12,6 +12,15 @@ use crate::keys::DataSet;
 /// Loads every present key of `data` into `store` in batches of [`BATCH`]
 /// (untimed: the figure is the seeks').
 pub fn load_ordered(store: &mut dyn OrderedSeek, data: &DataSet) -> Result<()> {
+    load_in_batches(data, &mut |pairs| store.write_batch(pairs))
+}
+
+/// Writes one batch of key-value pairs.
+pub(super) type WriteBatchFn<'a> = dyn FnMut(&[(&[u8], &[u8])]) -> Result<()> + 'a;
+
+/// Hands every present key of `data`, with its first value, to `write` in
+/// batches of [`BATCH`].
+pub(super) fn load_in_batches(data: &DataSet, write: &mut WriteBatchFn<'_>) -> Result<()> {
     let n = data.present.len();
     let mut start = 0;
     while start < n {
@@ -19,7 +28,7 @@ pub fn load_ordered(store: &mut dyn OrderedSeek, data: &DataSet) -> Result<()> {
         let pairs: Vec<(&[u8], &[u8])> = (start..end)
             .map(|i| (data.present.get(i), data.value(i, 0)))
             .collect();
-        store.write_batch(&pairs)?;
+        write(&pairs)?;
         start = end;
     }
     Ok(())

@@ -13,7 +13,6 @@ use std::sync::PoisonError;
 use alexdb_engine::{KeyspaceId, Stats};
 
 use super::access::Access;
-use super::compaction_filters::PassKind;
 use super::core::DEFAULT_LEVELS;
 use super::errors::IntoRocks;
 use super::level_properties::{FamilyFiles, level_suffix};
@@ -88,8 +87,10 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
         Ok(())
     }
 
-    /// Compacts the database now. AlexDB compacts whole segments, so the
-    /// range is not used; errors are counted in `rocksdb.background-errors`
+    /// Compacts the database now, running the column families' compaction
+    /// filters and TTL expiry over all their keys. AlexDB compacts whole
+    /// segments, so the range is not used (the filters see every key, not
+    /// only the range's); errors are counted in `rocksdb.background-errors`
     /// (the rocksdb signature returns nothing).
     pub fn compact_range<S: AsRef<[u8]>, E: AsRef<[u8]>>(
         &self,
@@ -160,14 +161,11 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
     fn compact_now(&self) {
         // A failed pass leaves the database consistent and is retried by the
-        // next compaction; the engine counts it in its statistics. A failed
-        // filter pass keeps the decisions it applied so far (each batch of
-        // them whole); the next pass decides on the rest.
+        // next compaction; the engine counts it in its statistics. The
+        // compaction runs the column families' filters and TTL expiry over
+        // every key (see `filter_hook.rs`).
         let core = self.core();
-        core.log("AlexDB: manual compaction: filters and TTL, then segments");
-        if let Err(e) = core.run_compaction_filters(PassKind::Manual, &|| false) {
-            core.log(&format!("AlexDB: compaction filters failed: {e}"));
-        }
+        core.log("AlexDB: manual compaction");
         if let Err(e) = core.engine.compact() {
             core.log(&format!("AlexDB: compaction failed: {e}"));
         }

@@ -20,6 +20,7 @@ impl Core {
         let id = self.engine.create_keyspace(name).rocks()?;
         comparator_names::record(self.engine.path(), name, comparator_names::name_of(opts))?;
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
+        super::filter_hook::install(&self.engine, id, &info, self.value_trim())?;
         self.note_family(&info);
         families.insert(id.0, info);
         drop(families);
@@ -27,7 +28,6 @@ impl Core {
         if let Some(logger) = &self.logger {
             logger.header(&crate::info_log::column_family(name, opts));
         }
-        self.start_background_filters();
         Ok(id.0)
     }
 

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use alexdb_engine::{Compression, Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
@@ -13,7 +13,6 @@ use alexdb_engine::{Compression, Db, FileHold, KeyRange, KeyspaceId, ValueRef, W
 use crate::comparator::Comparator;
 use crate::db::access::Access;
 use crate::db::errors::IntoRocks;
-use crate::db::filter_thread::FilterThread;
 use crate::db::ordered_writes::{self, GateNeed};
 use crate::db::spare_batch;
 use crate::db::ttl;
@@ -42,10 +41,10 @@ pub(crate) struct FamilyInfo {
     pub(crate) prefix_extractor: Option<SliceTransform>,
     /// The merge operator of those options.
     pub(crate) merge_operator: Option<MergeOperator>,
-    /// The compaction filter of those options, run by `compact_range`.
+    /// The compaction filter of those options, run by compaction.
     pub(crate) compaction_filter: Option<SharedCompactionFilter>,
     /// Their compaction filter factory, asked for a filter by each
-    /// `compact_range` when there is no compaction filter.
+    /// compaction when there is no compaction filter.
     pub(crate) compaction_filter_factory: Option<SharedFilterFactory>,
     /// The custom key order of those options, if any (iterators follow it).
     pub(crate) comparator: Option<Comparator>,
@@ -234,11 +233,6 @@ pub struct Core {
     /// their keys until their write is visible, range deletes and sweeps of
     /// their key sets exclusively.
     ordered_gate: RwLock<()>,
-    /// This core, for the background thread it starts (set once it is
-    /// shared: see `RunningCore`).
-    pub(crate) myself: Weak<Core>,
-    /// The thread running compaction filters in the background, if any.
-    pub(crate) filter_thread: Mutex<Option<FilterThread>>,
 }
 
 impl Core {
@@ -262,8 +256,6 @@ impl Core {
             logger: None,
             file_holds: Mutex::new(Vec::new()),
             raising_history_low: Mutex::new(()),
-            myself: Weak::new(),
-            filter_thread: Mutex::new(None),
             timestamped_families: AtomicBool::new(timestamped),
             ordered_families: AtomicBool::new(ordered),
             ordered_gate: RwLock::new(()),

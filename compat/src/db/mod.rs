@@ -9,13 +9,11 @@
 
 pub(crate) mod access;
 mod admin;
-pub(crate) mod background_filters;
 mod column_families;
-mod compaction_filters;
 pub(crate) mod convert;
 pub(crate) mod core;
 pub(crate) mod errors;
-pub(crate) mod filter_thread;
+mod filter_hook;
 mod history;
 mod ingest;
 pub(crate) mod iterator_methods;
@@ -41,7 +39,6 @@ use crate::write_batch::PendingWrite;
 use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
 pub use self::admin::LiveFile;
-use self::background_filters::RunningCore;
 use self::core::Core;
 pub use self::metadata::Range;
 
@@ -113,7 +110,7 @@ pub trait DBInner {
 
 /// The inner part of a [`DBWithThreadMode`]: the open engine database.
 pub struct DBWithThreadModeInner {
-    core: RunningCore,
+    core: Core,
 }
 
 impl DBInner for DBWithThreadModeInner {
@@ -175,13 +172,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
 
 impl<T: ThreadMode> DBWithThreadMode<T> {
     fn from_parts(core: Core, cfs: BTreeMap<String, u32>, path: PathBuf) -> Self {
-        Self::from_inner(
-            DBWithThreadModeInner {
-                core: RunningCore::new(core),
-            },
-            cfs,
-            path,
-        )
+        Self::from_inner(DBWithThreadModeInner { core }, cfs, path)
     }
 }
 

@@ -565,6 +565,8 @@ fn open_families(
         let mut info = FamilyInfo::register(engine, id, &cf.name, &cf.options)?;
         info.ttl = db_ttl.and_then(|_| super::ttl::family_ttl(db_ttl, cf.ttl));
         info.check_supported()?;
+        let stamp = db_ttl.map_or(0, |_| super::ttl::STAMP_BYTES);
+        super::filter_hook::install(engine, id, &info, stamp)?;
         families.insert(id.0, info);
     }
     Ok(families)

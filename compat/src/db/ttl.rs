@@ -1,10 +1,9 @@
 //! Time to live, as RocksDB's `DBWithTTL` does it: in a database opened
 //! with a TTL every put value carries its write time, a 4-byte
 //! little-endian count of seconds since the Unix epoch appended to it; reads
-//! strip it, and `compact_range` (and a background pass after enough
-//! writes, see `background_filters.rs`) drops the entries of a column
-//! family whose write time is more than its TTL ago (see
-//! `compaction_filters.rs`).
+//! strip it, and compaction (every key in `compact_range`, and the
+//! background compactions) drops the entries of a column family whose write
+//! time is more than its TTL ago (see `filter_hook.rs`).
 //! Until then an expired entry can still be read, as in RocksDB.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -376,10 +376,10 @@ impl Options {
         self.set_merge_operator_associative(name, merge_fn);
     }
 
-    /// Sets a compaction filter, called on entries as they are compacted
-    /// (in AlexDB, on every live entry of the column family by each
-    /// `compact_range`, and by a background pass after enough writes: see
-    /// "Differs, and why" in docs/compatibility.md).
+    /// Sets a compaction filter, called on entries as they are compacted:
+    /// in AlexDB, on each key whose newest version is a put in a compaction
+    /// (every key of the column family in `compact_range`), as RocksDB does
+    /// (see "Compaction filters" in docs/compatibility.md).
     pub fn set_compaction_filter<F>(&mut self, name: impl CStrLike, filter_fn: F)
     where
         F: CompactionFilterFn + Send + 'static,
@@ -391,11 +391,10 @@ impl Options {
         });
     }
 
-    /// Sets a compaction filter factory: each compaction run (in AlexDB,
-    /// each `compact_range` and each background pass) asks it for a fresh
-    /// filter. A compaction
-    /// filter set with `set_compaction_filter` takes precedence, as in
-    /// RocksDB.
+    /// Sets a compaction filter factory: each compaction that holds the
+    /// column family's keys (`compact_range`'s, and the background
+    /// compactions) asks it for a fresh filter. A compaction filter set with
+    /// `set_compaction_filter` takes precedence, as in RocksDB.
     pub fn set_compaction_filter_factory<F>(&mut self, factory: F)
     where
         F: CompactionFilterFactory + Send + 'static,

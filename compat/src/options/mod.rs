@@ -24,7 +24,7 @@ pub use compaction::{
     CompactOptions, FifoCompactOptions, UniversalCompactOptions, WaitForCompactOptions,
 };
 pub use db_options::Options;
-pub(crate) use db_options::{SharedCompactionFilter, SharedFilterFactory};
+pub(crate) use db_options::{CompactionFilterBox, SharedCompactionFilter, SharedFilterFactory};
 pub use enums::{
     BlockBasedIndexType, BlockBasedTablePinningTier, BottommostLevelCompaction, ChecksumType,
     CompactionPri, DBCompactionStyle, DBCompressionType, DBRecoveryMode, DataBlockIndexType,

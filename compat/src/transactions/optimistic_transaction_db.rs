@@ -7,7 +7,6 @@ use super::concurrency::Concurrency;
 use super::options::OptimisticTransactionOptions;
 use super::transaction::Transaction;
 use crate::db::access::Access;
-use crate::db::background_filters::RunningCore;
 use crate::db::core::Core;
 use crate::db::open::{default_descriptors, open_core};
 use crate::db::{DBCommon, DBInner, ThreadMode};
@@ -50,7 +49,7 @@ pub type OptimisticTransactionDB<T = crate::MultiThreaded> =
 
 /// The inner part of an [`OptimisticTransactionDB`]: the open engine database.
 pub struct OptimisticTransactionDBInner {
-    core: RunningCore,
+    core: Core,
 }
 
 impl DBInner for OptimisticTransactionDBInner {
@@ -91,9 +90,7 @@ impl<T: ThreadMode> OptimisticTransactionDB<T> {
     {
         let path = path.as_ref();
         let (core, handles) = open_core(opts, path, cfs, Access::ReadWrite, None)?;
-        let inner = OptimisticTransactionDBInner {
-            core: RunningCore::new(core),
-        };
+        let inner = OptimisticTransactionDBInner { core };
         Ok(Self::from_inner(inner, handles, path.to_path_buf()))
     }
 

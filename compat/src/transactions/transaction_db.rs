@@ -13,7 +13,6 @@ use super::concurrency::{Concurrency, Pessimistic, TransactionNames};
 use super::options::{TransactionDBOptions, TransactionOptions, lock_wait};
 use super::transaction::Transaction;
 use crate::db::access::Access;
-use crate::db::background_filters::RunningCore;
 use crate::db::core::Core;
 use crate::db::errors::{IntoRocks, from_lock_error};
 use crate::db::open::{default_descriptors, open_core};
@@ -89,7 +88,7 @@ impl<T: ThreadMode> fmt::Debug for TransactionDB<T> {
 /// The inner part of a [`TransactionDB`]: the open engine database (whose
 /// plain writes lock their keys), the lock table and the transaction names.
 pub struct TransactionDBInner {
-    core: RunningCore,
+    core: Core,
     locks: Arc<KeyLocks>,
     names: TransactionNames,
     txn_lock_timeout: i64,
@@ -169,7 +168,7 @@ impl<T: ThreadMode> TransactionDB<T> {
         let names = TransactionNames::default();
         let recovered = recover_prepared(&core, &locks, &names)?;
         let inner = TransactionDBInner {
-            core: RunningCore::new(core),
+            core,
             locks,
             names,
             txn_lock_timeout: txn_db_opts.txn_lock_timeout,

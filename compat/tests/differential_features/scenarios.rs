@@ -179,6 +179,40 @@ pub fn compaction_filter_decisions_apply_at_compact_range(seed: u64) -> Vec<Stri
     compacted_contents(&opts, seed)
 }
 
+/// Random writes around two snapshots, then a full `compact_range` with a
+/// filter: what the database holds, and what each snapshot reads. The
+/// filter sees each key's newest version only, snapshots or not; a snapshot
+/// that saw a removed or changed version sees the decision, an older one
+/// the version before.
+pub fn compaction_filter_with_snapshots(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let mut opts = open_opts();
+    opts.set_compaction_filter("diff", filter);
+    let db = DB::open_cf(&opts, dir.path(), ["cf"]).unwrap();
+    let cf = db.cf_handle("cf").unwrap();
+    random_writes(&db, &mut rng, 100);
+    let first = db.snapshot();
+    random_writes(&db, &mut rng, 100);
+    let second = db.snapshot();
+    random_writes(&db, &mut rng, 50);
+    db.flush().unwrap();
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    let mut out = Vec::new();
+    dump(&db, &mut out);
+    for (name, snapshot) in [("first", &first), ("second", &second)] {
+        for item in snapshot.iterator(IteratorMode::Start) {
+            let (k, v) = item.unwrap();
+            out.push(format!("{name} default {k:?}={v:?}"));
+        }
+        for item in snapshot.iterator_cf(&cf, IteratorMode::Start) {
+            let (k, v) = item.unwrap();
+            out.push(format!("{name} cf {k:?}={v:?}"));
+        }
+    }
+    out
+}
+
 /// Removes every third entry it is asked about and changes every fifth
 /// (counting across the run, so the filter must live as long as the run).
 struct EveryThird(u32);

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use crate::db::keyspace::Keyspace;
 use crate::format::compressed_value::declared_len;
 use crate::format::location::Location;
-use crate::format::record::{RecordView, ValueEncoding, short_len, shortened_len};
+use crate::format::record::{RecordKind, RecordView, ValueEncoding, short_len, shortened_len};
 use crate::mvcc::Relocation;
 use crate::segment::Segment;
 
+use super::filtering::Filtering;
 use super::held::Holds;
 
 /// Why a record is copied.
@@ -42,6 +43,8 @@ pub(super) struct Copy<'a> {
     pub(super) short_len: u32,
     /// Whether it has no previous version.
     pub(super) first_version: bool,
+    /// Whether it is a delete (a compaction filter may have made it one).
+    pub(super) tombstone: bool,
     /// Whether the output holds it in the short form, encoded as its frame
     /// is written.
     pub(super) short: bool,
@@ -49,7 +52,18 @@ pub(super) struct Copy<'a> {
     pub(super) new: Location,
 }
 
-impl Copy<'_> {
+impl<'a> Copy<'a> {
+    /// Makes this copy write `raw` instead, a record a compaction filter
+    /// rewrote (same key, sequence number and previous version).
+    pub(super) fn rewritten_as(&mut self, raw: &'a [u8]) {
+        let record = RecordView::parse(raw).expect("a record just encoded parses");
+        self.raw = raw;
+        self.short_len = short_len_of(&record)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0);
+        self.tombstone = record.kind == RecordKind::Delete;
+    }
+
     /// Its length in the output.
     pub(super) fn out_len(&self) -> usize {
         match self.short {
@@ -59,7 +73,8 @@ impl Copy<'_> {
     }
 }
 
-/// A tombstone to drop: nothing older than it survives anywhere.
+/// A tombstone to drop (or a put a compaction filter removed): nothing
+/// older than it survives anywhere.
 pub(super) struct DroppedTombstone<'a> {
     pub(super) ks: Arc<Keyspace>,
     pub(super) old: Location,
@@ -82,6 +97,8 @@ pub(super) struct Decisions<'a> {
     pub(super) held_range_delete: bool,
     /// The point deletes copied, by what keeps them (see [`Rewritten`]).
     pub(super) holds: Holds,
+    /// The compaction filters at work, and the records they rewrote.
+    pub(super) filtering: Filtering<'a>,
 }
 
 /// The length of `record` in the short form with its value as written: a
@@ -120,6 +137,7 @@ pub(super) fn copy_of<'a>(
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(0),
         first_version: record.prev == Location::NONE,
+        tombstone: record.kind == RecordKind::Delete,
         short: false,
         reason,
         new: Location::NONE,

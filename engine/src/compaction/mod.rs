@@ -19,6 +19,10 @@
 mod apply_ranges;
 mod chain;
 mod decisions;
+pub mod filter;
+#[cfg(test)]
+mod filter_tests;
+mod filtering;
 mod gather;
 pub(crate) mod held;
 mod output;
@@ -53,14 +57,44 @@ pub(crate) fn compact_while_needed(shared: &Shared, dead_ratio: f64) -> Result<u
         .compaction_lock
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let outcome = compact_holding(shared, &mut book, dead_ratio);
+    let outcome = compact_holding(shared, &mut book, dead_ratio, false);
+    shared.write_throttle.set(false);
+    outcome
+}
+
+/// A full compaction asked for by the user ([`crate::Db::compact`]): under
+/// the compaction lock, seals the active segment (unless it is empty) and
+/// rewrites every sealed segment, so that no background pass over the
+/// newly sealed segment runs between the two (its filters would see the
+/// keys as an automatic compaction first). Returns how many compactions
+/// ran.
+pub(crate) fn compact_manually(shared: &Shared) -> Result<u64> {
+    let mut book = shared
+        .compaction_lock
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    {
+        let mut w = shared.lock_writer();
+        shared.check_poison()?;
+        if w.active.data_bytes() > 0 {
+            let capacity = shared.options.segment_bytes;
+            crate::write::log_writer::rotate(shared, &mut w, capacity)?;
+        }
+    }
+    let outcome = compact_holding(shared, &mut book, -1.0, true);
     shared.write_throttle.set(false);
     outcome
 }
 
 /// [`compact_while_needed`] under the compaction lock (`book` is what it
-/// guards).
-fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> Result<u64> {
+/// guards); `manual` tells the compaction filters whether the user asked
+/// for it.
+fn compact_holding(
+    shared: &Shared,
+    book: &mut HeldDeletes,
+    dead_ratio: f64,
+    manual: bool,
+) -> Result<u64> {
     book.retain_live(&shared.segments.load());
     prune_relocations(shared);
     apply_ranges::apply_range_tombstones(shared);
@@ -75,7 +109,7 @@ fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> 
         let mut outputs = Vec::new();
         while let Some(Plan { inputs }) = plan(shared, book, dead_ratio, &done, |_, _| true) {
             done.extend(inputs.iter().map(|s| s.id()));
-            let rewritten = rewrite_into(shared, book, inputs)?;
+            let rewritten = rewrite_into(shared, book, inputs, manual)?;
             done.extend(rewritten.output);
             outputs.extend(rewritten.output.map(|id| (id, rewritten.held_range_delete)));
             runs += 1;
@@ -83,8 +117,8 @@ fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> 
                 update_write_throttle(shared, book, dead_ratio);
             }
         }
-        runs += sweep_kept_deletes(shared, book, &outputs)?;
-        match key_order_pass(shared, book)? {
+        runs += sweep_kept_deletes(shared, book, &outputs, manual)?;
+        match key_order_pass(shared, book, manual)? {
             Some(output) => {
                 done.extend(output);
                 runs += 1;
@@ -102,7 +136,11 @@ fn compact_holding(shared: &Shared, book: &mut HeldDeletes, dead_ratio: f64) -> 
 /// of like size, as [`plan_key_order`] plans, unless
 /// `Options::key_order_run_bytes` is 0 or the database is closing. Returns
 /// the pass's output, `None` when no pass ran.
-fn key_order_pass(shared: &Shared, book: &mut HeldDeletes) -> Result<Option<Option<u32>>> {
+fn key_order_pass(
+    shared: &Shared,
+    book: &mut HeldDeletes,
+    manual: bool,
+) -> Result<Option<Option<u32>>> {
     let run_bytes = shared.options.key_order_run_bytes;
     if run_bytes == 0 || shutting_down(shared) {
         // A close does not wait for key order; the next open resumes.
@@ -111,7 +149,7 @@ fn key_order_pass(shared: &Shared, book: &mut HeldDeletes) -> Result<Option<Opti
     let Some(Plan { inputs }) = plan_key_order(shared, run_bytes) else {
         return Ok(None);
     };
-    let rewritten = rewrite_into(shared, book, inputs)?;
+    let rewritten = rewrite_into(shared, book, inputs, manual)?;
     shared
         .counters
         .key_order_passes
@@ -125,9 +163,10 @@ fn rewrite_into(
     shared: &Shared,
     book: &mut HeldDeletes,
     inputs: Vec<Arc<crate::segment::Segment>>,
+    manual: bool,
 ) -> Result<Rewritten> {
     let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
-    let rewritten = rewrite(shared, inputs)?;
+    let rewritten = rewrite(shared, inputs, manual)?;
     book.record(&ids, rewritten.output, rewritten.holds.clone());
     Ok(rewritten)
 }
@@ -150,6 +189,7 @@ fn sweep_kept_deletes(
     shared: &Shared,
     book: &mut HeldDeletes,
     outputs: &[(u32, bool)],
+    manual: bool,
 ) -> Result<u64> {
     let threshold = shared.options.compaction_dead_ratio.max(0.0);
     let mut runs = 0;
@@ -160,7 +200,7 @@ fn sweep_kept_deletes(
         swept(s) && (held_range(s.id()) || weighed > threshold)
     }) {
         done.extend(inputs.iter().map(|s| s.id()));
-        done.extend(rewrite_into(shared, book, inputs)?.output);
+        done.extend(rewrite_into(shared, book, inputs, manual)?.output);
         runs += 1;
     }
     Ok(runs)

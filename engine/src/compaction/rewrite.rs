@@ -19,6 +19,7 @@ use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
 use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_of};
+use super::filtering::{Filters, Verdict};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
 use super::output::OutputWriter;
@@ -48,24 +49,37 @@ pub(crate) struct Rewritten {
     pub holds: Holds,
 }
 
-/// Rewrites `inputs` into one new segment and retires them.
-pub(crate) fn rewrite(shared: &Shared, inputs: Vec<Arc<Segment>>) -> Result<Rewritten> {
+/// Rewrites `inputs` into one new segment and retires them, running the
+/// keyspaces' compaction filters (told whether the compaction is `manual`).
+pub(crate) fn rewrite(
+    shared: &Shared,
+    inputs: Vec<Arc<Segment>>,
+    manual: bool,
+) -> Result<Rewritten> {
     let set = shared.snapshots.capture(&shared.visible_seq);
     let input_ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     let survivors = Survivors::of(shared, &input_ids);
-    let mut decisions = Decisions::default();
+    let filters = Filters::of(shared, survivors.full(), survivors.bottommost(), manual);
+    let mut decisions = Decisions {
+        filtering: filters.runs(),
+        ..Decisions::default()
+    };
     let keys = gather(shared, &inputs, &mut decisions)?;
     decide_keys(shared, &keys, &inputs, &set, &survivors, &mut decisions)?;
     decide_range_tombstones(&survivors, &set, &mut decisions);
     let Decisions {
-        mut copies,
+        copies,
         drops,
         splices,
         ranges: _,
         range_drops,
         held_range_delete,
         holds,
+        filtering,
     } = decisions;
+    let rewrites = filtering.finish();
+    let mut copies = copies;
+    rewrites.place(&mut copies);
     in_key_order(&mut copies);
     shorten(&mut copies, &set);
     let output = match copies.is_empty() {
@@ -124,6 +138,20 @@ impl Survivors {
             false => s.sealed_holds_older_in(keyspace, start, end, seq),
         };
         self.segments.iter().find(holds).map(|s| s.id())
+    }
+
+    /// Whether no sealed segment survives: only the active log segment,
+    /// whose records are all newer than the compaction's.
+    fn bottommost(&self) -> bool {
+        self.segments.iter().all(|s| s.id() == self.active)
+    }
+
+    /// Whether every segment with data is an input: no sealed segment
+    /// survives, and the active one is empty.
+    fn full(&self) -> bool {
+        self.segments
+            .iter()
+            .all(|s| s.id() == self.active && s.data_bytes() == 0)
     }
 
     /// A surviving segment that may hold an older record of `key`, if any.
@@ -204,11 +232,14 @@ fn decide_key<'a>(
     let newest_seq = match input_holding(inputs, head) {
         Some(segment) => {
             let record = segment.record_at(head.offset(), false)?;
-            let holder = match record.kind == RecordKind::Delete {
+            let verdict = out.filtering.verdict(ks.id().0, key, &record, segment)?;
+            // A version the filter removed is a delete from here on.
+            let deletes = record.kind == RecordKind::Delete || verdict == Verdict::Remove;
+            let holder = match deletes {
                 true => delete_holder(survivors, set, ks, key, record.seq),
                 false => None,
             };
-            if record.kind == RecordKind::Delete && holder.is_none() {
+            if deletes && holder.is_none() {
                 out.drops.push(DroppedTombstone {
                     ks: ks.clone(),
                     old: head,
@@ -218,6 +249,7 @@ fn decide_key<'a>(
                 if let Some(holder) = holder {
                     out.holds.add(holder, record.encoded_len as u64);
                 }
+                out.filtering.rewrite(out.copies.len(), &record, &verdict);
                 out.copies
                     .push(copy_of(ks, segment, head, record, Reason::Head));
             }
@@ -563,12 +595,12 @@ fn write_frame(
             prefetch_range(ahead.raw, 0);
         }
         let c = &mut copies[i];
-        c.new = Location::new(segment.id(), out.end(), c.old.is_tombstone());
+        c.new = Location::new(segment.id(), out.end(), c.tombstone);
         match c.short {
             true => encoder.append(c, &reparse(segment, c)?, out.body())?,
             false => out.body().extend_from_slice(c.raw),
         }
-        if c.old.is_tombstone() || matches!(c.reason, Reason::RangeTombstone) {
+        if c.tombstone || matches!(c.reason, Reason::RangeTombstone) {
             // A kept delete (point or range) is dead bytes, as when it was
             // written (see `log_writer`) and as recovery's scan counts it.
             segment.add_dead(c.out_len() as u64);
@@ -690,7 +722,10 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
             prefetch_range(ahead.key, 0);
         }
         match c.reason {
-            Reason::Head if c.ks.index.replace_if(c.key, c.old.0, c.new.0, &resolver) => {}
+            Reason::Head if c.ks.index.replace_if(c.key, c.old.0, c.new.0, &resolver) => {
+                // A put a compaction filter removed is a delete now.
+                c.ks.adjust_live_keys(!c.old.is_tombstone(), !c.tombstone);
+            }
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
             Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
             Reason::RangeTombstone => {}
@@ -708,7 +743,10 @@ fn forget_tombstones(
     let resolver = TableResolver::new(&table);
     let now_visible = shared.visible();
     for d in drops {
-        if !d.ks.index.remove_if(d.key, d.old.0, &resolver) {
+        if d.ks.index.remove_if(d.key, d.old.0, &resolver) {
+            // A put a compaction filter removed was a live key.
+            d.ks.adjust_live_keys(!d.old.is_tombstone(), false);
+        } else {
             // A write replaced the tombstone after it was decided: the new
             // version's chain still leads to it, and a reader between the
             // two must find the key absent, not a missing segment.
@@ -730,7 +768,7 @@ fn relocation(c: &Copy<'_>, needed_below: u64) -> Relocation {
     Relocation {
         to: c.new,
         needed_below,
-        bytes: match c.old.is_tombstone() {
+        bytes: match c.tombstone {
             true => 0,
             false => c.out_len() as u64,
         },

@@ -117,7 +117,7 @@ fn wants_compression(c: &Copy<'_>) -> bool {
 /// Whether `c` is written as a short put whose keyspace asks for
 /// compression: a value the dictionary is for.
 fn may_compress(c: &Copy<'_>) -> bool {
-    c.short && !c.old.is_tombstone() && wants_compression(c) && is_put(c)
+    c.short && !c.tombstone && wants_compression(c) && is_put(c)
 }
 
 fn is_put(c: &Copy<'_>) -> bool {

@@ -6,6 +6,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 
+use crate::compaction::filter::CompactionFilter;
 use crate::compaction::{self, Compactor};
 use crate::db::checkpoint::{self, CheckpointFile};
 use crate::db::dir_lock::{self, DirLock, LOCK_FILE, LockError};
@@ -351,6 +352,21 @@ impl Db {
         Ok(())
     }
 
+    /// Sets (or, with `None`, removes) the compaction filter of `keyspace`
+    /// (see [`crate::compaction_filter`]): compactions that start from now
+    /// on ask it about the keys they rewrite, [`Db::compact`]'s as manual
+    /// ones, the background thread's as automatic ones. Not stored in the
+    /// database: set it again after every open, before writing (a
+    /// compaction the background thread starts at once does not run it).
+    pub fn set_compaction_filter(
+        &self,
+        keyspace: KeyspaceId,
+        filter: Option<Arc<dyn CompactionFilter>>,
+    ) -> Result<()> {
+        keyspace_of(&self.shared(), keyspace)?.set_compaction_filter(filter);
+        Ok(())
+    }
+
     /// How compaction stores the values of `keyspace` (see
     /// [`Db::set_compression`]).
     pub fn compression(&self, keyspace: KeyspaceId) -> Result<Compression> {
@@ -496,19 +512,11 @@ impl Db {
         self.shared().visible()
     }
 
-    /// Seals the active segment and compacts every sealed segment now.
-    /// Returns how many compactions ran.
+    /// Seals the active segment and compacts every sealed segment now,
+    /// running the keyspaces' compaction filters over every key (told a
+    /// manual compaction). Returns how many compactions ran.
     pub fn compact(&self) -> Result<u64> {
-        let shared = self.shared();
-        {
-            let mut w = shared.lock_writer();
-            shared.check_poison()?;
-            if w.active.data_bytes() > 0 {
-                let capacity = shared.options.segment_bytes;
-                log_writer::rotate(&shared, &mut w, capacity)?;
-            }
-        }
-        compaction::compact_while_needed(&shared, -1.0)
+        compaction::compact_manually(&self.shared())
     }
 
     /// Pauses (`false`) or resumes (`true`) the background thread's

@@ -8,6 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use arc_swap::ArcSwap;
 
+use crate::compaction::filter::{CompactionFilter, FilterSlot};
 use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
@@ -35,6 +36,8 @@ pub struct Keyspace {
     live_keys: AtomicU64,
     /// Resolves merges written to this keyspace; read by the writer only.
     merge_function: RwLock<Option<SharedMergeFunction>>,
+    /// The filter compaction asks about this keyspace's keys, if any.
+    compaction_filter: RwLock<FilterSlot>,
     /// How compaction stores this keyspace's values ([`Compression`]'s code).
     compression: AtomicU8,
     /// Live range deletes; readers load, writers and compaction publish.
@@ -52,6 +55,7 @@ impl Keyspace {
             index,
             live_keys: AtomicU64::new(live_keys),
             merge_function: RwLock::new(None),
+            compaction_filter: RwLock::new(FilterSlot::default()),
             compression: AtomicU8::new(Compression::None.code()),
             range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
             any_range_tombstones: AtomicBool::new(false),
@@ -143,6 +147,24 @@ impl Keyspace {
             .merge_function
             .write()
             .unwrap_or_else(PoisonError::into_inner) = function;
+    }
+
+    /// The filter compaction asks about this keyspace's keys, if any.
+    pub fn compaction_filter(&self) -> Option<Arc<dyn CompactionFilter>> {
+        self.compaction_filter
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+            .clone()
+    }
+
+    /// Sets (or, with `None`, removes) the keyspace's compaction filter;
+    /// compactions that start from now on run it.
+    pub fn set_compaction_filter(&self, filter: Option<Arc<dyn CompactionFilter>>) {
+        *self
+            .compaction_filter
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = FilterSlot(filter);
     }
 
     /// How compaction stores this keyspace's values.
