@@ -25,6 +25,7 @@ use crate::workloads::{self as w, Timed, Workload};
 
 mod larger_than_memory;
 mod lifecycle;
+mod merges;
 mod reads;
 mod writes;
 
@@ -175,6 +176,7 @@ fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOu
     warm_up(&mut engine, data, job.ops.min(n))?;
     reads::run(&mut engine, job, data, &mut out)?;
     reads::cmp_seek10::<E>(job, data, dir, &sizing, &mut out)?;
+    merges::run::<E>(job, n, dir, &sizing, &mut out)?;
     let mut steps = Steps {
         job,
         data,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 mod deletes;
 mod flood;
+mod merges;
 mod ordered;
 mod point;
 mod shift;
@@ -18,6 +19,7 @@ mod txn;
 
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
 pub use flood::flood;
+pub use merges::{add_all, append_all, append_keys, counter_keys, merge_append, merge_counter};
 pub use ordered::{cmp_seek10, load_ordered};
 pub use point::{get_absent, get_present, load, mixed, multi_get, scan, seek10};
 pub use shift::hot_range;
@@ -89,6 +91,13 @@ pub enum Workload {
     Seek10,
     /// `seek10` in a database whose comparator is reverse bytewise.
     CmpSeek10,
+    /// Appending merges (64-byte operands, 2,000 a key), per merge.
+    MergeAppend,
+    /// Disk after `merge-append` and a full compaction.
+    #[value(skip)]
+    MergeAppendDisk,
+    /// Merges adding 1 to 8-byte counters, per merge.
+    MergeCounter,
     /// Full ordered scan, per entry.
     Scan,
     /// Random get of present keys from 2 reader threads at once.
@@ -165,7 +174,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 37] = [
+    pub const ALL: [Workload; 40] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -178,6 +187,9 @@ impl Workload {
         Workload::OptimisticTxn,
         Workload::Seek10,
         Workload::CmpSeek10,
+        Workload::MergeAppend,
+        Workload::MergeAppendDisk,
+        Workload::MergeCounter,
         Workload::Scan,
         Workload::ScanCompacted,
         Workload::Flood,
@@ -234,6 +246,9 @@ impl Workload {
             Workload::Mixed => "mixed",
             Workload::Seek10 => "seek10",
             Workload::CmpSeek10 => "cmp-seek10",
+            Workload::MergeAppend => "merge-append",
+            Workload::MergeAppendDisk => "merge-append-disk",
+            Workload::MergeCounter => "merge-counter",
             Workload::Scan => "scan",
             Workload::Get2r => "get-2r",
             Workload::GetW => "get-w",
@@ -272,6 +287,7 @@ impl Workload {
             Workload::DiskBytes
             | Workload::DiskSettled
             | Workload::PeakRss
+            | Workload::MergeAppendDisk
             | Workload::LtmPeakRss => Unit::MiB,
             Workload::LtmReadBytes => Unit::BytesPerGet,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
@@ -305,6 +321,20 @@ impl Workload {
             Workload::CmpSeek10 => {
                 "as `seek10`, in a second database of the same keys whose comparator \
                  (`Options::set_comparator`) is reverse bytewise (RocksDB API engines only)"
+            }
+            Workload::MergeAppend => {
+                "single merges through an appending merge operator, 2,000 operands of 64 bytes \
+                 into each of 200 keys (at 1M keys; in proportion below, at least 2), one \
+                 round over the keys at a time, in a store of their own (RocksDB API engines \
+                 only), per merge"
+            }
+            Workload::MergeAppendDisk => {
+                "disk of the `merge-append` store after a full compaction (values of 128 KB)"
+            }
+            Workload::MergeCounter => {
+                "single merges adding 1 to an 8-byte counter (one counter per 100 keys, up to \
+                 10,000), uniform, in a store of their own (RocksDB API engines only), per \
+                 merge"
             }
             Workload::Scan => "full ordered scan of every entry, per entry",
             Workload::Get2r => {
@@ -406,6 +436,7 @@ impl Workload {
             Workload::Writers1 => Workload::Writers4,
             Workload::DeleteRange10 => Workload::DeleteRange,
             Workload::FloodDisk => Workload::Flood,
+            Workload::MergeAppendDisk => Workload::MergeAppend,
             Workload::DiskSettled => Workload::DiskBytes,
             Workload::DeleteHeavyDisk
             | Workload::DeleteHeavyIndex
