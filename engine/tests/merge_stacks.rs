@@ -335,3 +335,62 @@ fn a_read_folds_the_stack_in_one_call() {
         folds_while_writing + 1
     );
 }
+
+/// Rewrites the stack depth of the last record of `key` in `segment`
+/// (a single-record batch, as a lone merge writes) to `depth`, with its
+/// record and frame checksums made good again: damage only the stack rules
+/// can see.
+fn set_depth_of_last(segment: &std::path::Path, key: &[u8], depth: u16) -> u64 {
+    use alexdb_engine::format::frame::FRAME_HEADER_BYTES;
+    use alexdb_engine::format::record::RECORD_HEADER_BYTES;
+    let mut bytes = std::fs::read(segment).unwrap();
+    let key_at = bytes
+        .windows(key.len())
+        .rposition(|w| w == key)
+        .expect("the key is in the segment");
+    let record = key_at - RECORD_HEADER_BYTES;
+    let u32_at =
+        |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    bytes[record + 6..record + 8].copy_from_slice(&depth.to_le_bytes());
+    let covered = RECORD_HEADER_BYTES + u32_at(&bytes, record + 12) + u32_at(&bytes, record + 16);
+    let crc = crc32c::crc32c(&bytes[record + 4..record + covered]);
+    bytes[record..record + 4].copy_from_slice(&crc.to_le_bytes());
+    let frame = record - FRAME_HEADER_BYTES;
+    let body = u32_at(&bytes, frame + 8);
+    let body_crc = crc32c::crc32c(&bytes[record..record + body]);
+    bytes[frame + 16..frame + 20].copy_from_slice(&body_crc.to_le_bytes());
+    let header_crc = crc32c::crc32c(&bytes[frame..frame + 20]);
+    bytes[frame + 20..frame + 24].copy_from_slice(&header_crc.to_le_bytes());
+    std::fs::write(segment, bytes).unwrap();
+    record as u64
+}
+
+/// A stack whose depths do not step down is corruption naming the file
+/// and the offset of the record read, not a wrong value.
+#[test]
+fn a_broken_stack_is_corruption_naming_its_top() {
+    let (dir, db, ks) = fresh(Some(append()));
+    db.put(ks, b"stacked-key", b"base:", &w()).unwrap();
+    for operand in [b"a", b"b", b"c"] {
+        db.merge(ks, b"stacked-key", operand, &w()).unwrap();
+    }
+    drop(db);
+    let segment = common::segment_files(dir.path()).pop().unwrap();
+    let top = set_depth_of_last(&segment, b"stacked-key", 5);
+    let (db, ks) = open_with(
+        dir.path(),
+        common::manual_compaction_options(),
+        Some(append()),
+    );
+    match db.get_copied(ks, b"stacked-key") {
+        Err(Error::Corruption {
+            file,
+            offset,
+            reason,
+        }) => {
+            assert_eq!((file, offset), (segment, top), "{reason}");
+            assert!(reason.contains("depths do not step down"), "{reason}");
+        }
+        other => panic!("expected corruption, got {other:?}"),
+    }
+}
