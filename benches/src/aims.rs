@@ -1,5 +1,5 @@
-//! The performance aims (get, mixed, seek, load, reopen, latency and memory
-//! against the peers), judged on the run's own figures (same-run ratios),
+//! The performance aims (get, mixed, seek, load, reopen, merges, latency and
+//! memory against the peers), judged on the run's own figures (same-run ratios),
 //! for each AlexDB column.
 
 use std::fmt::Write as _;
@@ -50,7 +50,7 @@ const fn of(engine: EngineKind, workload: Workload) -> Figure {
     }
 }
 
-const AIMS: [Aim; 17] = [
+const AIMS: [Aim; 19] = [
     aim(
         "disk ≤ 1.5x live after delete-heavy + compaction",
         alex(Workload::DeleteHeavyDisk),
@@ -103,6 +103,18 @@ const AIMS: [Aim; 17] = [
         alex(Workload::OptimisticTxn),
         Some(of(EngineKind::RocksdbDefault, Workload::OptimisticTxn)),
         1.0,
+    ),
+    aim(
+        "merge-append ≤ 2x rocksdb-default's per merge",
+        alex(Workload::MergeAppend),
+        Some(of(EngineKind::RocksdbDefault, Workload::MergeAppend)),
+        2.0,
+    ),
+    aim(
+        "merge-append disk after compaction ≤ 1.2x rocksdb-default's",
+        alex(Workload::MergeAppendDisk),
+        Some(of(EngineKind::RocksdbDefault, Workload::MergeAppendDisk)),
+        1.2,
     ),
     aim(
         "get ≥ 10x faster than rocksdb-default",

@@ -102,23 +102,38 @@ pub(crate) type SharedMergeFn =
 pub(crate) struct MergeOperator {
     pub(crate) name: String,
     pub(crate) full_merge: SharedMergeFn,
-    /// Kept for the operator's shape; AlexDB resolves every merge with the
-    /// full-merge function when it is written (see [`Self::engine_function`]),
-    /// so operands are never combined without their base value.
-    #[allow(dead_code, reason = "merges are resolved in full when written")]
+    /// Kept for the operator's shape; AlexDB folds operands with the
+    /// full-merge function only (see [`Self::engine_function`]), always
+    /// over the key's base value, so operands are never combined without it.
+    #[allow(dead_code, reason = "operands are always folded over their base")]
     pub(crate) partial_merge: SharedMergeFn,
 }
 
 impl MergeOperator {
     /// The engine's merge function for this operator: the full merge of the
-    /// key's value with one operand. The engine applies a key's operands one
-    /// at a time, oldest first, when each is written, which RocksDB's merge
-    /// contract makes equal to merging them all at once.
+    /// key's value with the operands the engine folds together (a key's
+    /// stack on a read, in compaction or when a merge resolves it), oldest
+    /// first, in one call as RocksDB makes it.
     pub(crate) fn engine_function(&self) -> Arc<dyn alexdb_engine::MergeFunction> {
-        let full_merge = self.full_merge.clone();
-        Arc::new(move |key: &[u8], existing: Option<&[u8]>, operand: &[u8]| {
-            full_merge(key, existing, &MergeOperands::new([operand]))
-        })
+        Arc::new(FullMerge(self.full_merge.clone()))
+    }
+}
+
+/// A full-merge function as the engine calls it.
+struct FullMerge(SharedMergeFn);
+
+impl alexdb_engine::MergeFunction for FullMerge {
+    fn merge(&self, key: &[u8], existing: Option<&[u8]>, operand: &[u8]) -> Option<Vec<u8>> {
+        (self.0)(key, existing, &MergeOperands::new([operand]))
+    }
+
+    fn merge_many(
+        &self,
+        key: &[u8],
+        existing: Option<&[u8]>,
+        operands: &[&[u8]],
+    ) -> Option<Vec<u8>> {
+        (self.0)(key, existing, &MergeOperands::new(operands.iter().copied()))
     }
 }
 

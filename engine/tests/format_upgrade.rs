@@ -1,4 +1,4 @@
-//! A database written by an older format version (1, 2 or 3) opens under the
+//! A database written by an older format version (1 to 5) opens under the
 //! current one: its data reads back, and new records go to a segment whose
 //! header names the current version.
 
@@ -6,9 +6,11 @@ mod common;
 
 use std::path::Path;
 
-use alexdb_engine::WriteOptions;
+use std::sync::Arc;
+
 use alexdb_engine::format::index_checkpoint::INDEX_FILE;
 use alexdb_engine::format::segment_header::SEGMENT_VERSION;
+use alexdb_engine::{MergeFunction, WriteOptions};
 
 /// Rewrites the version of every segment header and of the manifest to
 /// `version`, with their checksums, and removes the index checkpoint
@@ -66,6 +68,63 @@ fn a_version_3_database_opens_and_takes_new_writes_in_a_current_segment() {
     upgrade_from(3);
 }
 
+#[test]
+fn a_version_4_database_opens_and_takes_new_writes_in_a_current_segment() {
+    upgrade_from(4);
+}
+
+#[test]
+fn a_version_5_database_opens_and_takes_new_writes_in_a_current_segment() {
+    upgrade_from(5);
+}
+
+fn append() -> Arc<dyn MergeFunction> {
+    Arc::new(|_: &[u8], old: Option<&[u8]>, operand: &[u8]| {
+        Some([old.unwrap_or_default(), operand].concat())
+    })
+}
+
+/// Merges written as version 5 wrote them (resolved, with the value) read
+/// back as before after the upgrade, with no merge function set (they
+/// need none), and new merges stack on them once one is.
+#[test]
+fn version_5_merges_read_as_written_and_take_new_operands() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = WriteOptions::default();
+    {
+        let db = common::open(dir.path());
+        let ks = db.keyspace("default").unwrap();
+        db.set_merge_function(ks, Some(append())).unwrap();
+        db.set_merge_stack_limit(ks, 0).unwrap();
+        for i in 0..50u32 {
+            db.merge(ks, &(i % 5).to_be_bytes(), &[b'a' + (i % 26) as u8], &w)
+                .unwrap();
+        }
+    }
+    downgrade_to(dir.path(), 5);
+    let expected =
+        |k: u32| -> Vec<u8> { (0..10).map(|j| b'a' + ((k + 5 * j) % 26) as u8).collect() };
+    {
+        let db = common::open(dir.path());
+        let ks = db.keyspace("default").unwrap();
+        for k in 0..5u32 {
+            let got = db.get_copied(ks, &k.to_be_bytes()).unwrap();
+            assert_eq!(got.as_deref(), Some(&expected(k)[..]), "key {k}");
+        }
+        db.set_merge_function(ks, Some(append())).unwrap();
+        db.merge(ks, &0u32.to_be_bytes(), b"!", &w).unwrap();
+        db.merge(ks, &0u32.to_be_bytes(), b"?", &w).unwrap();
+    }
+    assert_eq!(segment_versions(dir.path()).last(), Some(&SEGMENT_VERSION));
+    let db = common::open(dir.path());
+    let ks = db.keyspace("default").unwrap();
+    db.set_merge_function(ks, Some(append())).unwrap();
+    let mut zero = expected(0);
+    zero.extend_from_slice(b"!?");
+    assert_eq!(db.get_copied(ks, &0u32.to_be_bytes()).unwrap(), Some(zero));
+    db.verify().unwrap();
+}
+
 fn upgrade_from(version: u32) {
     let dir = tempfile::tempdir().unwrap();
     let w = WriteOptions::default();
@@ -94,6 +153,10 @@ fn upgrade_from(version: u32) {
     assert_eq!(segment_versions(dir.path()).last(), Some(&SEGMENT_VERSION));
     let db = common::open(dir.path());
     let ks = db.keyspace("default").unwrap();
+    // The merge is stored as its operand: reading it needs the function.
+    let keep_operand = |_: &[u8], _: Option<&[u8]>, operand: &[u8]| Some(operand.to_vec());
+    db.set_merge_function(ks, Some(std::sync::Arc::new(keep_operand)))
+        .unwrap();
     assert_eq!(
         db.get_copied(ks, b"new").unwrap().as_deref(),
         Some(&b"v"[..])

@@ -1,7 +1,7 @@
-//! Merge operands: resolved when written, served like puts on every read
-//! path, kept by snapshots, compaction and reopen; a failed or
-//! function-less merge makes reads of that version fail until the key is
-//! written again.
+//! Merge operands: served merged on every read path, kept by snapshots,
+//! compaction and reopen; a failed or function-less merge makes reads of
+//! that version fail until the key is written again. (How operands are
+//! stored and folded: `merge_stacks.rs`.)
 
 mod common;
 

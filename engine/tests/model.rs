@@ -553,6 +553,10 @@ fn set_append_merge(db: &Db, ids: &[KeyspaceId]) {
             Some(v)
         };
         db.set_merge_function(*id, Some(Arc::new(f))).unwrap();
+        // Stacks of the default depth, of two operands (resolved every
+        // third merge), and none (every merge resolved).
+        let limit = [alexdb_engine::merge::DEFAULT_MERGE_STACK_LIMIT, 2, 0][i % 3];
+        db.set_merge_stack_limit(*id, limit).unwrap();
     }
 }
 

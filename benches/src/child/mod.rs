@@ -26,6 +26,7 @@ use crate::workloads::{self as w, Timed, Workload};
 mod compactions;
 mod larger_than_memory;
 mod lifecycle;
+mod merges;
 mod reads;
 mod writes;
 
@@ -177,6 +178,7 @@ fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOu
     reads::run(&mut engine, job, data, &mut out)?;
     reads::cmp_seek10::<E>(job, data, dir, &sizing, &mut out)?;
     compactions::run::<E>(job, data, dir, &sizing, &mut out)?;
+    merges::run::<E>(job, n, dir, &sizing, &mut out)?;
     let mut steps = Steps {
         job,
         data,

@@ -86,7 +86,13 @@ impl Engine for AlexEngine {
     }
 
     fn supports(workload: Workload) -> bool {
-        workload != Workload::CmpSeek10
+        !matches!(
+            workload,
+            Workload::CmpSeek10
+                | Workload::MergeAppend
+                | Workload::MergeAppendDisk
+                | Workload::MergeCounter
+        )
     }
 
     fn open_compacting(

@@ -133,11 +133,17 @@ pub trait Engine: Sized {
 
     /// Whether the engine can run `workload` (all can run most;
     /// `cmp-seek10` needs [`Self::open_reverse_ordered`], `compact-plain`
-    /// and `filter-compact` [`Self::open_compacting`]).
+    /// and `filter-compact` [`Self::open_compacting`], the merge workloads
+    /// [`Self::open_merging`]).
     fn supports(workload: Workload) -> bool {
         !matches!(
             workload,
-            Workload::CmpSeek10 | Workload::CompactPlain | Workload::FilterCompact
+            Workload::CmpSeek10
+                | Workload::CompactPlain
+                | Workload::FilterCompact
+                | Workload::MergeAppend
+                | Workload::MergeAppendDisk
+                | Workload::MergeCounter
         )
     }
 
@@ -248,6 +254,13 @@ pub trait Engine: Sized {
         Err(unsupported("compaction filters"))
     }
 
+    /// Opens a new store in the empty `dir` whose merge operator is
+    /// `shape`'s (`Options::set_merge_operator_associative`).
+    fn open_merging(dir: &Path, sizing: &Sizing, shape: MergeShape) -> Result<Box<dyn MergeStore>> {
+        let _ = (dir, sizing, shape);
+        Err(unsupported("merge operator"))
+    }
+
     /// Closes the store, waiting for whatever closing involves.
     fn close(self) -> Result<()> {
         Ok(())
@@ -264,6 +277,28 @@ pub trait Compacting {
 
     /// How many entries a full scan finds.
     fn count(&mut self) -> Result<usize>;
+}
+
+/// The merge operator of a [`MergeStore`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeShape {
+    /// Appends operands to the value
+    /// ([`crate::workloads::append_all`]).
+    Append,
+    /// Adds 8-byte little-endian integers ([`crate::workloads::add_all`]).
+    Counter,
+}
+
+/// A store with a merge operator, as the merge workloads drive it.
+pub trait MergeStore {
+    /// Merges `operand` into `key` (a single write, no sync).
+    fn merge(&mut self, key: &[u8], operand: &[u8]) -> Result<()>;
+
+    /// Reads `key`'s merged value.
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// Compacts everything now, waiting for it to finish.
+    fn compact(&mut self) -> Result<()>;
 }
 
 /// A store ordered by a custom comparator, as `cmp-seek10` drives it.

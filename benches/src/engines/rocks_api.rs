@@ -10,6 +10,7 @@ macro_rules! rocks_api_engine {
     ($ty:ident, $krate:ident, $txn:ident) => {
         rocks_api_ordered!($ty);
         rocks_api_compacting!($ty, $krate);
+        rocks_api_merging!($ty);
 
         impl $crate::engines::SharedAccess for $ty {
             fn get(&self, key: &[u8]) -> $crate::error::Result<Option<u64>> {
@@ -56,6 +57,30 @@ macro_rules! rocks_api_engine {
                             }
                         },
                     );
+                }
+                let db = $krate::DB::open(&opts, dir)?;
+                Ok(Box::new($ty { db }))
+            }
+
+            fn open_merging(
+                dir: &::std::path::Path,
+                sizing: &$crate::engines::Sizing,
+                shape: $crate::engines::MergeShape,
+            ) -> $crate::error::Result<Box<dyn $crate::engines::MergeStore>> {
+                let mut opts = $ty::options(sizing);
+                match shape {
+                    $crate::engines::MergeShape::Append => opts.set_merge_operator_associative(
+                        "alexdb-bench.append",
+                        |_: &[u8], existing: Option<&[u8]>, operands: &$krate::MergeOperands| {
+                            Some($crate::workloads::append_all(existing, operands.iter()))
+                        },
+                    ),
+                    $crate::engines::MergeShape::Counter => opts.set_merge_operator_associative(
+                        "alexdb-bench.add",
+                        |_: &[u8], existing: Option<&[u8]>, operands: &$krate::MergeOperands| {
+                            $crate::workloads::add_all(existing, operands.iter())
+                        },
+                    ),
                 }
                 let db = $krate::DB::open(&opts, dir)?;
                 Ok(Box::new($ty { db }))
@@ -226,6 +251,25 @@ macro_rules! rocks_api_ordered {
                 nexts: usize,
             ) -> $crate::error::Result<(u64, usize)> {
                 $crate::engines::Engine::seek_next(self, key, nexts)
+            }
+        }
+    };
+}
+
+/// Implements `MergeStore` for `$ty` (as in [`rocks_api_engine`]).
+macro_rules! rocks_api_merging {
+    ($ty:ident) => {
+        impl $crate::engines::MergeStore for $ty {
+            fn merge(&mut self, key: &[u8], operand: &[u8]) -> $crate::error::Result<()> {
+                Ok(self.db.merge(key, operand)?)
+            }
+
+            fn get(&mut self, key: &[u8]) -> $crate::error::Result<Option<Vec<u8>>> {
+                Ok(self.db.get(key)?)
+            }
+
+            fn compact(&mut self) -> $crate::error::Result<()> {
+                $crate::engines::Engine::compact(self)
             }
         }
     };

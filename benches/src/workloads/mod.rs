@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 pub mod compact;
 mod deletes;
 mod flood;
+mod merges;
 mod ordered;
 mod point;
 mod shift;
@@ -20,6 +21,7 @@ mod txn;
 pub use compact::{compact_all, removed_by_filter};
 pub use deletes::{RangePlan, delete_heavy, delete_ranges};
 pub use flood::flood;
+pub use merges::{add_all, append_all, append_keys, counter_keys, merge_append, merge_counter};
 pub use ordered::{cmp_seek10, load_ordered};
 pub use point::{get_absent, get_present, load, mixed, multi_get, scan, seek10};
 pub use shift::hot_range;
@@ -95,6 +97,13 @@ pub enum Workload {
     CompactPlain,
     /// The same with a compaction filter that removes about half the keys.
     FilterCompact,
+    /// Appending merges (64-byte operands, 2,000 a key), per merge.
+    MergeAppend,
+    /// Disk after `merge-append` and a full compaction.
+    #[value(skip)]
+    MergeAppendDisk,
+    /// Merges adding 1 to 8-byte counters, per merge.
+    MergeCounter,
     /// Full ordered scan, per entry.
     Scan,
     /// Random get of present keys from 2 reader threads at once.
@@ -171,7 +180,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 39] = [
+    pub const ALL: [Workload; 42] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -186,6 +195,9 @@ impl Workload {
         Workload::CmpSeek10,
         Workload::CompactPlain,
         Workload::FilterCompact,
+        Workload::MergeAppend,
+        Workload::MergeAppendDisk,
+        Workload::MergeCounter,
         Workload::Scan,
         Workload::ScanCompacted,
         Workload::Flood,
@@ -244,6 +256,9 @@ impl Workload {
             Workload::CmpSeek10 => "cmp-seek10",
             Workload::CompactPlain => "compact-plain",
             Workload::FilterCompact => "filter-compact",
+            Workload::MergeAppend => "merge-append",
+            Workload::MergeAppendDisk => "merge-append-disk",
+            Workload::MergeCounter => "merge-counter",
             Workload::Scan => "scan",
             Workload::Get2r => "get-2r",
             Workload::GetW => "get-w",
@@ -286,6 +301,7 @@ impl Workload {
             Workload::DiskBytes
             | Workload::DiskSettled
             | Workload::PeakRss
+            | Workload::MergeAppendDisk
             | Workload::LtmPeakRss => Unit::MiB,
             Workload::LtmReadBytes => Unit::BytesPerGet,
             Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
@@ -329,6 +345,20 @@ impl Workload {
                 "as `compact-plain`, with a compaction filter (`Options::set_compaction_filter`) \
                  (`Db::set_compaction_filter` on the engine) that removes about half the \
                  keys"
+            }
+            Workload::MergeAppend => {
+                "single merges through an appending merge operator, 2,000 operands of 64 bytes \
+                 into each of 200 keys (at 1M keys; in proportion below, at least 2), one \
+                 round over the keys at a time, in a store of their own (RocksDB API engines \
+                 only), per merge"
+            }
+            Workload::MergeAppendDisk => {
+                "disk of the `merge-append` store after a full compaction (values of 128 KB)"
+            }
+            Workload::MergeCounter => {
+                "single merges adding 1 to an 8-byte counter (one counter per 100 keys, up to \
+                 10,000), uniform, in a store of their own (RocksDB API engines only), per \
+                 merge"
             }
             Workload::Scan => "full ordered scan of every entry, per entry",
             Workload::Get2r => {
@@ -430,6 +460,7 @@ impl Workload {
             Workload::Writers1 => Workload::Writers4,
             Workload::DeleteRange10 => Workload::DeleteRange,
             Workload::FloodDisk => Workload::Flood,
+            Workload::MergeAppendDisk => Workload::MergeAppend,
             Workload::DiskSettled => Workload::DiskBytes,
             Workload::DeleteHeavyDisk
             | Workload::DeleteHeavyIndex

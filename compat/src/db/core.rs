@@ -133,6 +133,9 @@ impl FamilyInfo {
                 merge_operator.as_ref().map(MergeOperator::engine_function),
             )
             .rocks()?;
+        if let Some(limit) = merge_stack_limit(opts) {
+            engine.set_merge_stack_limit(id, limit).rocks()?;
+        }
         engine.set_compression(id, compression_of(opts)).rocks()?;
         let info = Self {
             name: name.to_owned(),
@@ -982,4 +985,16 @@ impl Drop for Core {
             self.engine.path().display()
         ));
     }
+}
+
+/// The merge-stack bound `opts` asks for: RocksDB's `max_successive_merges`
+/// when set (saturated to what a stack can hold), else none (the engine's
+/// default).
+fn merge_stack_limit(opts: &Options) -> Option<u16> {
+    let set = opts
+        .recorded
+        .get("max_successive_merges")
+        .and_then(|n| n.parse::<u64>().ok())
+        .filter(|&n| n > 0)?;
+    Some(u16::try_from(set).unwrap_or(u16::MAX))
 }

@@ -208,7 +208,10 @@ impl Options {
         self.recorded.set("memtable_huge_page_size", size);
     }
 
-    /// Accepted for compatibility; AlexDB resolves merges on read and compaction, so this has no effect.
+    /// The most merge operands a key stacks before a merge writes the
+    /// merged value (as RocksDB: reads then merge at most this many
+    /// operands). 0, the default, leaves AlexDB's own bound (32
+    /// operands; see `alexdb_engine::merge::DEFAULT_MERGE_STACK_LIMIT`).
     pub fn set_max_successive_merges(&mut self, num: usize) {
         self.recorded.set("max_successive_merges", num);
     }

@@ -12,7 +12,7 @@ use crate::format::location::Location;
 use crate::mvcc::{Relocation, SnapshotSet};
 use crate::segment::Segment;
 
-use super::decisions::{Decisions, Reason, copy_of};
+use super::decisions::{Decisions, Reason, copy_seen};
 
 /// Sequence number of the record at `loc`, if it can be read.
 pub(super) fn head_seq(shared: &Shared, loc: Location) -> Option<u64> {
@@ -61,13 +61,13 @@ pub(super) fn plan_chain<'a>(
                 .find(|s| s.id() == step.at.segment())
                 .expect("step is in the inputs");
             let record = segment.record_at(step.at.offset(), true)?;
-            out.copies.push(copy_of(
+            out.copies.push(copy_seen(
                 ks,
                 segment,
                 step.at,
                 record,
                 Reason::Snapshot(step.newer_seq),
-            ));
+            )?);
         }
     }
     let mut i = 0;

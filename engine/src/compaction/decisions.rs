@@ -1,13 +1,17 @@
 //! What one compaction decides: the records it copies and why, the
 //! tombstones it drops, the version-chain splices it makes.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::db::keyspace::Keyspace;
+use crate::error::{Error, Result};
 use crate::format::compressed_value::declared_len;
 use crate::format::location::Location;
-use crate::format::record::{RecordKind, RecordView, ValueEncoding, short_len, shortened_len};
-use crate::mvcc::Relocation;
+use crate::format::record::{
+    self, MergeState, RecordFields, RecordKind, RecordView, ValueEncoding, short_len, shortened_len,
+};
+use crate::mvcc::{Relocation, merge_stack};
 use crate::segment::Segment;
 
 use super::filtering::Filtering;
@@ -33,8 +37,9 @@ pub(super) struct Copy<'a> {
     pub(super) key: &'a [u8],
     pub(super) seq: u64,
     pub(super) keyspace: u32,
-    /// The record's bytes in its input.
-    pub(super) raw: &'a [u8],
+    /// The record's bytes in its input, or (for the top of a merge stack)
+    /// the record of the stack's fold that replaces it (see [`folded`]).
+    pub(super) raw: Cow<'a, [u8]>,
     /// The input segment it is read from (its values may be compressed
     /// with that segment's dictionary).
     pub(super) input: &'a Segment,
@@ -57,7 +62,7 @@ impl<'a> Copy<'a> {
     /// rewrote (same key, sequence number and previous version).
     pub(super) fn rewritten_as(&mut self, raw: &'a [u8]) {
         let record = RecordView::parse(raw).expect("a record just encoded parses");
-        self.raw = raw;
+        self.raw = Cow::Borrowed(raw);
         self.short_len = short_len_of(&record)
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(0);
@@ -131,7 +136,7 @@ pub(super) fn copy_of<'a>(
         key: record.key,
         seq: record.seq,
         keyspace: record.keyspace,
-        raw: &segment.bytes()[at..at + record.encoded_len],
+        raw: Cow::Borrowed(&segment.bytes()[at..at + record.encoded_len]),
         input: segment,
         short_len: short_len_of(&record)
             .and_then(|n| u32::try_from(n).ok())
@@ -142,4 +147,64 @@ pub(super) fn copy_of<'a>(
         reason,
         new: Location::NONE,
     }
+}
+
+/// [`copy_of`] for a version of a key that a reader sees (its head, or one
+/// a snapshot sees): a merge stack's top is copied as the record of its
+/// fold (see [`folded`]), so no compaction output holds an operand record.
+pub(super) fn copy_seen<'a>(
+    ks: &Arc<Keyspace>,
+    segment: &'a Segment,
+    old: Location,
+    record: RecordView<'a>,
+    reason: Reason,
+) -> Result<Copy<'a>> {
+    if !record.merge_state.is_operand() {
+        return Ok(copy_of(ks, segment, old, record, reason));
+    }
+    let replacement = folded(ks, segment, &record)?;
+    let mut copy = copy_of(ks, segment, old, record, reason);
+    let view = RecordView::parse(&replacement)
+        .map_err(|damage| Error::corruption(segment.path(), old.offset(), damage.to_string()))?;
+    copy.short_len = short_len_of(&view)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
+    copy.raw = Cow::Owned(replacement);
+    Ok(copy)
+}
+
+/// The record that replaces the operand record `top` in an output: a put
+/// of the stack's fold (same key, sequence number and previous version),
+/// or, if the merge function fails on it, a merge that failed. A keyspace
+/// without a merge function fails the compaction instead (the operands
+/// would be lost; it is retried once the function is set).
+fn folded(ks: &Keyspace, segment: &Segment, top: &RecordView<'_>) -> Result<Vec<u8>> {
+    let function = ks.merge_function();
+    if function.is_none() {
+        return Err(Error::TryAgain(format!(
+            "keyspace {:?} holds merge operands and has no merge function: compaction of the \
+             segments that hold them waits until one is set",
+            ks.name()
+        )));
+    }
+    let (state, value) = merge_stack::fold(segment, top, function.as_ref(), true)?;
+    let kind = match state {
+        MergeState::Resolved => RecordKind::Put,
+        _ => RecordKind::Merge,
+    };
+    let mut out = Vec::with_capacity(record::encoded_len(top.key.len(), value.len()));
+    record::encode_into(
+        &RecordFields {
+            kind,
+            merge_state: state,
+            keyspace: top.keyspace,
+            seq: top.seq,
+            prev: top.prev,
+            key: top.key,
+            operand: &[],
+            value: &value,
+        },
+        &mut out,
+    );
+    Ok(out)
 }

@@ -18,7 +18,7 @@ use crate::segment::resolver::TableResolver;
 use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
-use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_of};
+use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_seen};
 use super::filtering::{Filters, Verdict};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
@@ -251,7 +251,7 @@ fn decide_key<'a>(
                 }
                 out.filtering.rewrite(out.copies.len(), &record, &verdict);
                 out.copies
-                    .push(copy_of(ks, segment, head, record, Reason::Head));
+                    .push(copy_seen(ks, segment, head, record, Reason::Head)?);
             }
             Some(record.seq)
         }
@@ -565,8 +565,8 @@ fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
 /// The record a copy holds, read again from its input's bytes (parsed once
 /// already; the map is read-only, so only damage from outside could make
 /// this fail, and that is the input's corruption).
-fn reparse<'a>(output: &Segment, c: &Copy<'a>) -> Result<RecordView<'a>> {
-    RecordView::parse(c.raw).map_err(|reason| {
+fn reparse<'c>(output: &Segment, c: &'c Copy<'_>) -> Result<RecordView<'c>> {
+    RecordView::parse(&c.raw).map_err(|reason| {
         let input = output
             .path()
             .with_file_name(crate::segment::file_name(c.old.segment()));
@@ -592,13 +592,13 @@ fn write_frame(
     out.begin_frame();
     for i in 0..copies.len() {
         if let Some(ahead) = copies.get(i + AHEAD) {
-            prefetch_range(ahead.raw, 0);
+            prefetch_range(&ahead.raw, 0);
         }
         let c = &mut copies[i];
         c.new = Location::new(segment.id(), out.end(), c.tombstone);
         match c.short {
             true => encoder.append(c, &reparse(segment, c)?, out.body())?,
-            false => out.body().extend_from_slice(c.raw),
+            false => out.body().extend_from_slice(&c.raw),
         }
         if c.tombstone || matches!(c.reason, Reason::RangeTombstone) {
             // A kept delete (point or range) is dead bytes, as when it was

@@ -97,7 +97,7 @@ impl ValueEncoder {
             }
         };
         if unchanged && record.short {
-            out.extend_from_slice(c.raw);
+            out.extend_from_slice(&c.raw);
             return Ok(());
         }
         let value = c.input.value_of(record)?;
@@ -121,12 +121,12 @@ fn may_compress(c: &Copy<'_>) -> bool {
 }
 
 fn is_put(c: &Copy<'_>) -> bool {
-    RecordView::parse(c.raw).is_ok_and(|r| r.kind == RecordKind::Put)
+    RecordView::parse(&c.raw).is_ok_and(|r| r.kind == RecordKind::Put)
 }
 
 /// The value of `c` as written.
 fn value_of(c: &Copy<'_>) -> Result<Vec<u8>> {
-    let record = RecordView::parse(c.raw).map_err(|damage| {
+    let record = RecordView::parse(&c.raw).map_err(|damage| {
         let input = c.input.path();
         crate::error::Error::corruption(input, c.old.offset(), damage.to_string())
     })?;

@@ -341,6 +341,18 @@ impl Db {
         Ok(())
     }
 
+    /// Sets the most operand records a key's merge stack in `keyspace` may
+    /// hold (RocksDB's `max_successive_merges`; default
+    /// [`crate::merge::DEFAULT_MERGE_STACK_LIMIT`]): a merge that would
+    /// pass it folds the stack and writes the value, so a read folds at
+    /// most `limit` operands. 0 resolves every merge when it is written.
+    /// Applies to merges written from now on; not stored in the database.
+    pub fn set_merge_stack_limit(&self, keyspace: KeyspaceId, limit: u16) -> Result<()> {
+        let shared = self.shared();
+        keyspace_of(&shared, keyspace)?.set_merge_stack_limit(limit);
+        Ok(())
+    }
+
     /// Sets how compaction stores the values of `keyspace` (see
     /// [`Compression`] and FORMAT.md, "Compressed values"): from its next
     /// output on; data already written stays as it is until compaction

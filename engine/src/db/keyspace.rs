@@ -3,7 +3,7 @@
 //! Each has its own ALEX index. The list lives in the `MANIFEST` file.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use arc_swap::ArcSwap;
@@ -38,6 +38,9 @@ pub struct Keyspace {
     merge_function: RwLock<Option<SharedMergeFunction>>,
     /// The filter compaction asks about this keyspace's keys, if any.
     compaction_filter: RwLock<FilterSlot>,
+    /// The most operand records a stack of this keyspace holds (see
+    /// [`crate::merge::DEFAULT_MERGE_STACK_LIMIT`]).
+    merge_stack_limit: AtomicU16,
     /// How compaction stores this keyspace's values ([`Compression`]'s code).
     compression: AtomicU8,
     /// Live range deletes; readers load, writers and compaction publish.
@@ -56,6 +59,7 @@ impl Keyspace {
             live_keys: AtomicU64::new(live_keys),
             merge_function: RwLock::new(None),
             compaction_filter: RwLock::new(FilterSlot::default()),
+            merge_stack_limit: AtomicU16::new(crate::merge::DEFAULT_MERGE_STACK_LIMIT),
             compression: AtomicU8::new(Compression::None.code()),
             range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
             any_range_tombstones: AtomicBool::new(false),
@@ -165,6 +169,17 @@ impl Keyspace {
             .compaction_filter
             .write()
             .unwrap_or_else(PoisonError::into_inner) = FilterSlot(filter);
+    }
+
+    /// The most operand records a key's merge stack holds before a merge
+    /// resolves it (0: every merge is resolved when written).
+    pub fn merge_stack_limit(&self) -> u16 {
+        self.merge_stack_limit.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`Self::merge_stack_limit`], for merges written from now on.
+    pub fn set_merge_stack_limit(&self, limit: u16) {
+        self.merge_stack_limit.store(limit, Ordering::Relaxed);
     }
 
     /// How compaction stores this keyspace's values.

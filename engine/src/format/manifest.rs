@@ -21,7 +21,7 @@ use super::read_u32;
 pub const MANIFEST_MAGIC: [u8; 8] = *b"ALXDBMAN";
 /// The manifest format version this code writes (the database format
 /// version, see `FORMAT.md`).
-pub const MANIFEST_VERSION: u32 = 5;
+pub const MANIFEST_VERSION: u32 = 6;
 /// The oldest manifest format version this code reads.
 pub const OLDEST_MANIFEST_VERSION: u32 = 1;
 const FLAGS_AT: usize = 20;

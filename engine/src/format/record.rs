@@ -10,11 +10,15 @@
 //!             5 = log data (keyspace 0, no key, value = the blob; the
 //!             sequence number is the batch position, not consumed)
 //!   5     1   merge state (merge only, else 0): 0 = resolved,
-//!             1 = the merge function failed, 2 = no merge function set
-//!   6     2   reserved, zero
+//!             1 = the merge function failed, 2 = no merge function set,
+//!             3 = an operand over the version below it, 4 = an operand
+//!             over no value (3 and 4: version 6)
+//!   6     2   stack depth (states 3 and 4, else 0): operand records of
+//!             the key's stack from this one down, this one included
 //!   8     4   keyspace id
 //!  12     4   key length
-//!  16     4   value length (0 for a delete; operand + result for a merge)
+//!  16     4   value length (0 for a delete; operand + result for a
+//!             merge; the operand alone for states 3 and 4)
 //!  20     4   operand length (merge only, else 0)
 //!  24     8   sequence number
 //!  32     8   location of the previous version of this key, or u64::MAX
@@ -44,6 +48,7 @@ pub const RECORD_HEADER_BYTES: usize = 40;
 
 const KIND_AT: usize = 4;
 const MERGE_STATE_AT: usize = 5;
+const STACK_DEPTH_AT: usize = 6;
 const KEYSPACE_AT: usize = 8;
 const KEY_LEN_AT: usize = 12;
 const VALUE_LEN_AT: usize = 16;
@@ -87,8 +92,9 @@ pub enum RecordKind {
     Put,
     /// The key is deleted (a tombstone).
     Delete,
-    /// A merge operand, stored with the value it resolved to when written
-    /// (see [`MergeState`]).
+    /// A merge operand, stored with the value it resolved to when written,
+    /// or alone, to be folded over the versions below it on read (see
+    /// [`MergeState`]).
     Merge,
     /// Deletes `[key, value)`: the key is the first key deleted, the value
     /// the first key kept.
@@ -114,6 +120,11 @@ impl RecordKind {
 /// How a merge record's operand was resolved when it was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MergeState {
+    /// An operand record (version 6): the record holds the operand alone;
+    /// its value is the fold of the key's stack of operand records, from
+    /// the bottom one up to this one, over the stack's base (see FORMAT.md,
+    /// "merge" under Records).
+    Operand(Stack),
     /// The record holds the resolved value (also the state of non-merge
     /// records, which have nothing to resolve).
     Resolved,
@@ -125,22 +136,67 @@ pub enum MergeState {
     NoFunction,
 }
 
+/// Where an operand record sits in its key's stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stack {
+    /// Operand records from this one down to the stack's bottom, this one
+    /// included (1 for the bottom).
+    pub depth: u16,
+    /// Whether the stack folds over a base value: the version below the
+    /// bottom record (its `prev`). Always true above the bottom.
+    pub over_base: bool,
+}
+
 impl MergeState {
     fn code(self) -> u8 {
         match self {
             MergeState::Resolved => 0,
             MergeState::Failed => 1,
             MergeState::NoFunction => 2,
+            MergeState::Operand(Stack {
+                over_base: true, ..
+            }) => 3,
+            MergeState::Operand(Stack {
+                over_base: false, ..
+            }) => 4,
         }
     }
 
+    /// The stack-depth field's value (0 unless an operand record).
+    fn depth(self) -> u16 {
+        match self {
+            MergeState::Operand(stack) => stack.depth,
+            _ => 0,
+        }
+    }
+
+    /// Whether this is an operand record's state.
     #[inline]
-    fn from_code(code: u8) -> Result<Self, RecordDamage> {
-        match code {
-            0 => Ok(MergeState::Resolved),
-            1 => Ok(MergeState::Failed),
-            2 => Ok(MergeState::NoFunction),
-            other => Err(RecordDamage::UnknownMergeState(other)),
+    pub fn is_operand(self) -> bool {
+        matches!(self, MergeState::Operand(_))
+    }
+
+    #[inline]
+    fn from_code(code: u8, depth: u16) -> Result<Self, RecordDamage> {
+        let state = match code {
+            0 => MergeState::Resolved,
+            1 => MergeState::Failed,
+            2 => MergeState::NoFunction,
+            3 | 4 => MergeState::Operand(Stack {
+                depth,
+                over_base: code == 3,
+            }),
+            other => return Err(RecordDamage::UnknownMergeState(other)),
+        };
+        let depth_ok = match state {
+            MergeState::Operand(Stack { over_base, depth }) => {
+                depth > 0 && (over_base || depth == 1)
+            }
+            _ => depth == 0,
+        };
+        match depth_ok {
+            true => Ok(state),
+            false => Err(RecordDamage::BadStackDepth { state: code, depth }),
         }
     }
 }
@@ -173,6 +229,17 @@ pub enum RecordDamage {
     },
     /// A merge state on a record that is not a merge.
     MergeStateOnNonMerge,
+    /// A stack depth that does not go with the merge state: 0 for an
+    /// operand record, not 1 for a bottom without a base, or set on a
+    /// record that is not an operand record.
+    BadStackDepth {
+        /// The merge state byte.
+        state: u8,
+        /// The stack depth.
+        depth: u16,
+    },
+    /// An operand record whose value is not exactly its operand.
+    OperandRecordWithValue,
     /// The key and value run past the end of the frame.
     LengthsPastFrame {
         /// The key's length.
@@ -203,6 +270,12 @@ impl std::fmt::Display for RecordDamage {
             ),
             RecordDamage::MergeStateOnNonMerge => {
                 f.write_str("a merge state on a record that is not a merge")
+            }
+            RecordDamage::BadStackDepth { state, depth } => {
+                write!(f, "stack depth {depth} does not fit merge state {state}")
+            }
+            RecordDamage::OperandRecordWithValue => {
+                f.write_str("an operand record holds more than its operand")
             }
             RecordDamage::LengthsPastFrame { key, value } => {
                 write!(f, "record lengths ({key}, {value}) run past its frame")
@@ -244,7 +317,7 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(&[0u8; 4]);
     out.push(r.kind.code());
     out.push(r.merge_state.code());
-    out.extend_from_slice(&[0u8; 2]);
+    out.extend_from_slice(&r.merge_state.depth().to_le_bytes());
     out.extend_from_slice(&r.keyspace.to_le_bytes());
     out.extend_from_slice(&len_u32(r.key.len()).to_le_bytes());
     out.extend_from_slice(&len_u32(r.operand.len() + r.value.len()).to_le_bytes());
@@ -369,7 +442,8 @@ impl<'a> RecordView<'a> {
             5 => RecordKind::LogData,
             other => return Err(RecordDamage::UnknownKind(other)),
         };
-        let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT])?;
+        let depth = u16::from_le_bytes([bytes[STACK_DEPTH_AT], bytes[STACK_DEPTH_AT + 1]]);
+        let merge_state = MergeState::from_code(bytes[MERGE_STATE_AT], depth)?;
         let key_len = read_u32(bytes, KEY_LEN_AT) as usize;
         if kind == RecordKind::LogData && (key_len != 0 || read_u32(bytes, KEYSPACE_AT) != 0) {
             return Err(RecordDamage::LogDataWithKey);
@@ -384,6 +458,9 @@ impl<'a> RecordView<'a> {
         }
         if kind != RecordKind::Merge && merge_state != MergeState::Resolved {
             return Err(RecordDamage::MergeStateOnNonMerge);
+        }
+        if merge_state.is_operand() && operand_len != value_len {
+            return Err(RecordDamage::OperandRecordWithValue);
         }
         let end = RECORD_HEADER_BYTES
             .checked_add(key_len)

@@ -17,7 +17,7 @@ use super::{read_u32, read_u64};
 /// Magic bytes that open every segment file.
 pub const SEGMENT_MAGIC: [u8; 8] = *b"ALXDBSEG";
 /// The segment format version this code writes (see `FORMAT.md`).
-pub const SEGMENT_VERSION: u32 = 5;
+pub const SEGMENT_VERSION: u32 = 6;
 /// The oldest segment format version this code reads.
 pub const OLDEST_SEGMENT_VERSION: u32 = 1;
 /// Size of the segment header; the first frame starts here.

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind, RecordView};
 use crate::index::LOOKUP_BATCH;
+use crate::mvcc::merge_stack;
 use crate::mvcc::range_tombstones::RangeTombstones;
 use crate::mvcc::{Attempt, Relocations, Retry, through_loaded_table};
 use crate::segment::resolver::TableResolver;
@@ -88,7 +89,8 @@ impl AsRef<[u8]> for ValueRef {
 
 /// What a chain walk found.
 pub(crate) enum Version<'t> {
-    /// The visible version is a put, stored in this segment.
+    /// The visible version holds a value (a put, a resolved merge, or the
+    /// top of a merge stack: see [`value_seen`]), stored in this segment.
     Put(&'t Arc<Segment>, RecordView<'t>),
     /// The key has no visible value (deleted, or not yet written at the
     /// snapshot).
@@ -160,7 +162,7 @@ pub(crate) fn visible_from<'t>(
 /// What a reader sees of `record`, the newest version at its snapshot.
 #[inline]
 fn visible_as<'t>(segment: &'t Arc<Segment>, record: RecordView<'t>) -> Result<Version<'t>> {
-    if record.holds_value() {
+    if record.holds_value() || record.merge_state.is_operand() {
         return Ok(Version::Put(segment, record));
     }
     match record.kind {
@@ -271,7 +273,7 @@ pub(crate) fn get_pinned(
         let (segment, start, len, decoded) = match value_of(
             &table,
             &relocations,
-            tombstones,
+            (ks, tombstones),
             key,
             candidate,
             seq,
@@ -330,7 +332,7 @@ pub(crate) fn get_many_with(
                     value_of(
                         &table,
                         &relocations,
-                        tombstones,
+                        (ks, tombstones),
                         key,
                         candidate,
                         seq,
@@ -449,7 +451,7 @@ enum Lookup<'t> {
 fn value_of<'t>(
     table: &'t SegmentTable,
     relocations: &impl MovedVersions,
-    tombstones: Option<&RangeTombstones>,
+    (ks, tombstones): (&Keyspace, Option<&RangeTombstones>),
     key: &[u8],
     candidate: Option<u64>,
     seq: u64,
@@ -465,11 +467,32 @@ fn value_of<'t>(
             {
                 Lookup::Absent
             }
-            Version::Put(segment, record) => Lookup::Found(segment, segment.value_of(&record)?),
+            Version::Put(segment, record) => {
+                Lookup::Found(segment, value_seen(ks, segment, &record, verify)?)
+            }
             Version::Absent => Lookup::Absent,
             Version::Retry => Lookup::Retry,
         },
     )
+}
+
+/// The value a reader sees in `record`, a version that holds one (see
+/// [`Version::Put`]) in `segment` of keyspace `ks`: its value as stored
+/// (decoded if compressed), or the fold of the merge stack it tops with
+/// the keyspace's merge function (an error if the function fails or is
+/// not set).
+#[inline]
+pub(crate) fn value_seen<'t>(
+    ks: &Keyspace,
+    segment: &'t Segment,
+    record: &RecordView<'t>,
+    verify: bool,
+) -> Result<Cow<'t, [u8]>> {
+    if !record.merge_state.is_operand() {
+        return segment.value_of(record);
+    }
+    let function = ks.merge_function();
+    merge_stack::fold_for_read(segment, record, function.as_ref(), verify).map(Cow::Owned)
 }
 
 /// The error of a read that kept racing compaction.

@@ -106,8 +106,8 @@ fn stage_member<'b>(
     }
     conflicts::check(shared, m.watched)?;
     let keyspaces = shared.keyspaces.load();
-    let records = plan::expand(shared, &keyspaces, m.batch)?;
-    let bytes = frame_bytes(&records) + mark_bytes(&records, m.batch);
+    let mut records = plan::expand(shared, &keyspaces, m.batch, w.active.id())?;
+    let mut bytes = frame_bytes(&records) + mark_bytes(&records, m.batch);
     let full = w.active.written() + (stage.buffer.len() + bytes) as u64 + SEAL_RESERVE
         > w.active.capacity();
     if !stage.buffer.is_empty() && (full || stage.buffer.len() + bytes > MAX_GROUP_BYTES) {
@@ -115,7 +115,16 @@ fn stage_member<'b>(
         shared.check_poison()?;
     }
     if stage.buffer.is_empty() {
+        let mut planned_for = w.active.id();
         log_writer::ensure_room(shared, w, bytes as u64)?;
+        // A merge stacked on a version of the segment the log rotated away
+        // from must be planned again: a stack never crosses segments.
+        while planned_for != w.active.id() && stacks_any(&records) {
+            planned_for = w.active.id();
+            records = plan::expand(shared, &keyspaces, m.batch, planned_for)?;
+            bytes = frame_bytes(&records) + mark_bytes(&records, m.batch);
+            log_writer::ensure_room(shared, w, bytes as u64)?;
+        }
     }
     shared.counters.writes.fetch_add(1, Ordering::Relaxed);
     shared
@@ -247,6 +256,11 @@ fn depends_on_stage(stage: &Stage<'_>, m: &Member<'_>) -> bool {
         _ => false,
     });
     merges || m.watched.iter().any(|k| staged(k.keyspace.0, k.key))
+}
+
+/// Whether any of `records` is a stacked merge operand.
+fn stacks_any(records: &[PendingRecord<'_>]) -> bool {
+    records.iter().any(|r| r.merge_state.is_operand())
 }
 
 fn has_range_delete(batch: &WriteBatch) -> bool {

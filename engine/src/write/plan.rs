@@ -3,24 +3,21 @@
 //! Each operation consumes one sequence number (as in RocksDB). A range
 //! delete is one record whatever it covers (see [`crate::mvcc::range_tombstones`]);
 //! its sequence number orders it after the batch's earlier operations and
-//! before its later ones. A merge is resolved here, over the key's value at
-//! that point of the batch (see [`crate::write::merge`]).
+//! before its later ones. A merge is planned here, over the key's state at
+//! that point of the batch: stacked as an operand, or resolved (see
+//! [`crate::write::stacking`]).
 
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crossbeam_epoch as epoch;
-
 use crate::db::keyspace::{Keyspace, KeyspaceId, KeyspaceTable};
 use crate::db::shared::Shared;
 use crate::error::{Error, Result};
-use crate::format::location::Location;
 use crate::format::record::{MergeState, RecordKind};
-use crate::segment::resolver::TableResolver;
 use crate::write::batch::{BatchOp, WriteBatch};
-use crate::write::merge::{self, MergeBase};
+use crate::write::stacking::{self, KeyState};
 
 /// One record to write, with the keyspace it goes to.
 pub(crate) struct PendingRecord<'b> {
@@ -30,7 +27,8 @@ pub(crate) struct PendingRecord<'b> {
     pub key: &'b [u8],
     /// A merge's operand (empty for the other kinds).
     pub operand: &'b [u8],
-    /// The value: a put's, or the value a merge resolved to.
+    /// The value: a put's, or the value a merge resolved to (empty for a
+    /// stacked operand).
     pub value: Cow<'b, [u8]>,
     /// Offset of the record's batch operation among the batch's
     /// sequence-numbered operations (log data is not one of them).
@@ -49,27 +47,23 @@ impl<'b> PendingRecord<'b> {
             op,
         }
     }
-
-    /// What a later merge of the same key in this batch builds on.
-    fn as_merge_base(&self) -> MergeBase {
-        MergeBase::of(self.kind, self.merge_state, &self.value)
-    }
 }
 
-/// Each key's value after the batch's operations so far, kept only for
+/// Each key's state after the batch's operations so far, kept only for
 /// batches that merge.
-type Written<'b> = HashMap<(u32, &'b [u8]), MergeBase>;
+type Written<'b> = HashMap<(u32, &'b [u8]), KeyState<'b>>;
 
 /// A batch's records, inline for a batch of one or two writes (most
 /// writes), so that writing them allocates nothing for the list.
 pub(crate) type PendingRecords<'b> = SmallVec<[PendingRecord<'b>; 2]>;
 
-/// The records for `batch`, in order. Runs under the writer lock, so the
-/// indexes cannot change underneath.
+/// The records for `batch`, in order, to be written to segment `active`.
+/// Runs under the writer lock, so the indexes cannot change underneath.
 pub(crate) fn expand<'b>(
     shared: &Shared,
     keyspaces: &KeyspaceTable,
     batch: &'b WriteBatch,
+    active: u32,
 ) -> Result<PendingRecords<'b>> {
     let has_merge = batch.ops().any(|op| matches!(op, BatchOp::Merge { .. }));
     let mut written = Written::new();
@@ -108,18 +102,20 @@ pub(crate) fn expand<'b>(
                 operand,
             } => {
                 let ks = lookup(keyspaces, keyspace)?;
-                let base = match written.get(&(ks.id().0, key)) {
-                    Some(base) => base.clone(),
-                    None if covered_in_batch(&ranges, ks.id().0, key) => MergeBase::Absent,
-                    None => current_base(shared, &ks, key)?,
+                let mut state = match written.remove(&(ks.id().0, key)) {
+                    Some(state) => state,
+                    None if covered_in_batch(&ranges, ks.id().0, key) => KeyState::absent(),
+                    None => KeyState::of_head(shared, &ks, key)?,
                 };
-                let (state, value) =
-                    merge::resolve(ks.merge_function().as_ref(), key, &base, operand);
+                let (merge_state, value) =
+                    stacking::plan_merge(shared, &ks, key, (&mut state, operand), &out, active)?;
+                written.insert((ks.id().0, key), state);
                 let mut r = PendingRecord::new(ks, RecordKind::Merge, key, op_index);
-                r.merge_state = state;
+                r.merge_state = merge_state;
                 r.operand = operand;
                 r.value = Cow::Owned(value);
                 out.push(r);
+                continue;
             }
             BatchOp::DeleteRange {
                 keyspace,
@@ -155,7 +151,7 @@ pub(crate) fn expand<'b>(
             }
         }
         if has_merge && let Some(r) = out.last() {
-            written.insert((r.ks.id().0, r.key), r.as_merge_base());
+            written.insert((r.ks.id().0, r.key), KeyState::after(&out, out.len() - 1));
         }
     }
     Ok(out)
@@ -170,37 +166,11 @@ fn covered_in_batch(ranges: &[(u32, &[u8], &[u8])], ks: u32, key: &[u8]) -> bool
 
 /// Marks the keys the batch wrote in `[start, end)` as deleted.
 fn forget_written_in(written: &mut Written<'_>, ks: u32, start: &[u8], end: &[u8]) {
-    for ((id, key), base) in written.iter_mut() {
+    for ((id, key), state) in written.iter_mut() {
         if *id == ks && start <= *key && *key < end {
-            *base = MergeBase::Absent;
+            *state = KeyState::absent();
         }
     }
-}
-
-/// The newest value of `key` in `ks`, for a merge to build on. Runs under
-/// the writer lock, so the head cannot change or move underneath.
-fn current_base(shared: &Shared, ks: &Keyspace, key: &[u8]) -> Result<MergeBase> {
-    let table = shared.segments.load();
-    let resolver = TableResolver::new(&table);
-    let guard = epoch::pin();
-    let Some(head) = ks.index.get(key, &resolver, &guard).map(Location) else {
-        return Ok(MergeBase::Absent);
-    };
-    let segment = table.get(head.segment()).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "the newest version of a key lies in segment {}, which is not open",
-            head.segment()
-        ))
-    })?;
-    let record = segment.record_at(head.offset(), shared.options.verify_checksums)?;
-    if ks.range_tombstones().hides(key, record.seq, u64::MAX) {
-        return Ok(MergeBase::Absent);
-    }
-    let value = match record.holds_value() {
-        true => segment.value_of(&record)?,
-        false => std::borrow::Cow::Borrowed(record.value),
-    };
-    Ok(MergeBase::of(record.kind, record.merge_state, &value))
 }
 
 fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {

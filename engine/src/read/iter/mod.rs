@@ -24,7 +24,7 @@ use crate::format::segment_header::SegmentKind;
 use crate::index::{KeyResolver, ScanDirection};
 use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::mvcc::{Attempt, Retry, through_loaded_table};
-use crate::read::{LazyRelocations, Version, visible_from, visible_version};
+use crate::read::{LazyRelocations, Version, value_seen, visible_from, visible_version};
 use crate::segment::resolver::TableResolver;
 use crate::segment::{Segment, SegmentTable};
 
@@ -464,6 +464,12 @@ impl Cursor {
                 {
                     let pin = pin_of(&mut self.pins, segment);
                     let entry = match record.value_encoding {
+                        _ if record.merge_state.is_operand() => {
+                            let value = value_seen(&self.ks, segment, &record, verify)?;
+                            let start = self.decoded.len();
+                            self.decoded.extend_from_slice(&value);
+                            Buffered::decoded(pin, segment, record.key, start..self.decoded.len())
+                        }
                         ValueEncoding::Plain => {
                             Buffered::mapped(pin, segment, record.key, record.value)
                         }
