@@ -44,6 +44,23 @@ fn fresh(function: Option<Arc<dyn MergeFunction>>) -> (tempfile::TempDir, Db, Ke
     (dir, db, ks)
 }
 
+/// An operand long enough to stack over no value.
+const STACKED: usize = 256;
+
+/// A value long enough that merges over it stack (a merge over a short
+/// value resolves: see `write/stacking.rs`).
+const BASE: &[u8] = &[b'_'; 256];
+
+/// Puts [`BASE`] as `key`'s value.
+fn put_base(db: &Db, ks: KeyspaceId, key: &[u8]) {
+    db.put(ks, key, BASE, &w()).unwrap();
+}
+
+/// [`BASE`] followed by `tail`.
+fn on_base(tail: &[u8]) -> Option<Vec<u8>> {
+    Some([BASE, tail].concat())
+}
+
 fn get(db: &Db, ks: KeyspaceId, key: &[u8]) -> Option<Vec<u8>> {
     db.get_copied(ks, key).unwrap()
 }
@@ -84,6 +101,7 @@ fn an_appending_merge_logs_its_operand_not_the_value() {
 fn the_stack_limit_makes_the_writer_resolve() {
     let (_dir, db, ks) = fresh(Some(append()));
     db.set_merge_stack_limit(ks, 3).unwrap();
+    put_base(&db, ks, b"k");
     for operand in [b"a", b"b", b"c"] {
         db.merge(ks, b"k", operand, &w()).unwrap();
     }
@@ -98,10 +116,10 @@ fn the_stack_limit_makes_the_writer_resolve() {
     db.set_merge_function(ks, Some(append())).unwrap();
     db.merge(ks, b"k", b"d", &w()).unwrap();
     db.set_merge_function(ks, None).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"abcd"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"abcd"));
     db.set_merge_function(ks, Some(append())).unwrap();
     db.merge(ks, b"k", b"e", &w()).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"abcde"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"abcde"));
 }
 
 /// A limit of 0 resolves every merge, as version 5 did.
@@ -109,10 +127,11 @@ fn the_stack_limit_makes_the_writer_resolve() {
 fn a_limit_of_zero_resolves_every_merge() {
     let (_dir, db, ks) = fresh(Some(append()));
     db.set_merge_stack_limit(ks, 0).unwrap();
+    put_base(&db, ks, b"k");
     db.merge(ks, b"k", b"a", &w()).unwrap();
     db.merge(ks, b"k", b"b", &w()).unwrap();
     db.set_merge_function(ks, None).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"ab"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"ab"));
 }
 
 /// Compaction writes each stack it copies as a put of its fold: after it,
@@ -120,21 +139,24 @@ fn a_limit_of_zero_resolves_every_merge() {
 #[test]
 fn compaction_folds_stacks_into_values() {
     let (dir, db, ks) = fresh(Some(append()));
-    db.put(ks, b"k", b"base:", &w()).unwrap();
+    put_base(&db, ks, b"k");
     for operand in [b"a", b"b", b"c"] {
         db.merge(ks, b"k", operand, &w()).unwrap();
     }
+    // A large operand over no value: the bottom of a stack without a base.
+    db.merge(ks, b"fresh", BASE, &w()).unwrap();
     db.merge(ks, b"fresh", b"x", &w()).unwrap();
     db.set_merge_function(ks, None).unwrap();
     assert!(db.get_copied(ks, b"k").is_err());
+    assert!(db.get_copied(ks, b"fresh").is_err());
     db.set_merge_function(ks, Some(append())).unwrap();
     db.compact().unwrap();
     db.set_merge_function(ks, None).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"base:abc"[..]));
-    assert_eq!(get(&db, ks, b"fresh").as_deref(), Some(&b"x"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"abc"));
+    assert_eq!(get(&db, ks, b"fresh"), on_base(b"x"));
     drop(db);
     let (db, ks) = open_with(dir.path(), common::manual_compaction_options(), None);
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"base:abc"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"abc"));
     db.verify().unwrap();
 }
 
@@ -144,14 +166,15 @@ fn compaction_folds_stacks_into_values() {
 #[test]
 fn compaction_without_a_function_keeps_the_operands() {
     let (_dir, db, ks) = fresh(Some(append()));
+    put_base(&db, ks, b"k");
     db.merge(ks, b"k", b"a", &w()).unwrap();
     db.merge(ks, b"k", b"b", &w()).unwrap();
     db.set_merge_function(ks, None).unwrap();
     assert!(matches!(db.compact(), Err(Error::TryAgain(_))));
     db.set_merge_function(ks, Some(append())).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"ab"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"ab"));
     db.compact().unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"ab"[..]));
+    assert_eq!(get(&db, ks, b"k"), on_base(b"ab"));
 }
 
 /// Snapshots taken between operands read their own fold, before and after
@@ -160,8 +183,9 @@ fn compaction_without_a_function_keeps_the_operands() {
 fn snapshots_see_their_own_fold() {
     let (_dir, db, ks) = fresh(Some(append()));
     db.set_merge_stack_limit(ks, 4).unwrap();
+    put_base(&db, ks, b"k");
     let mut snaps = Vec::new();
-    let mut expected = Vec::new();
+    let mut expected = BASE.to_vec();
     for i in 0..20u8 {
         db.merge(ks, b"k", &[b'a' + i], &w()).unwrap();
         expected.push(b'a' + i);
@@ -183,37 +207,43 @@ fn snapshots_see_their_own_fold() {
 }
 
 /// Deletes and range deletes between operands end the stack below them,
-/// in separate writes and inside one batch.
+/// in separate writes and inside one batch. The operands are long, so
+/// that each stacks even over no value.
 #[test]
 fn deletes_between_operands_cut_the_stack() {
+    let big = |c: u8| vec![c; STACKED];
+    let joined = |cs: &[u8]| Some(cs.iter().flat_map(|&c| big(c)).collect::<Vec<u8>>());
     let (dir, db, ks) = fresh(Some(append()));
-    db.merge(ks, b"k", b"a", &w()).unwrap();
+    db.merge(ks, b"k", &big(b'a'), &w()).unwrap();
     let before_delete = db.snapshot();
     db.delete(ks, b"k", &w()).unwrap();
-    db.merge(ks, b"k", b"b", &w()).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"b"[..]));
+    db.merge(ks, b"k", &big(b'b'), &w()).unwrap();
+    assert_eq!(get(&db, ks, b"k"), joined(b"b"));
     let mut range = WriteBatch::new();
     range.delete_range(ks, b"j", b"l");
     db.write(&range, &w()).unwrap();
     assert_eq!(get(&db, ks, b"k"), None);
-    db.merge(ks, b"k", b"c", &w()).unwrap();
-    db.merge(ks, b"k", b"d", &w()).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"cd"[..]));
+    db.merge(ks, b"k", &big(b'c'), &w()).unwrap();
+    db.merge(ks, b"k", &big(b'd'), &w()).unwrap();
+    assert_eq!(get(&db, ks, b"k"), joined(b"cd"));
     let mut batch = WriteBatch::new();
-    batch.merge(ks, b"k", b"e");
+    batch.merge(ks, b"k", &big(b'e'));
     batch.delete(ks, b"k");
-    batch.merge(ks, b"k", b"f");
-    batch.merge(ks, b"k", b"g");
+    batch.merge(ks, b"k", &big(b'f'));
+    batch.merge(ks, b"k", &big(b'g'));
     batch.delete_range(ks, b"k", b"l");
-    batch.merge(ks, b"k", b"h");
-    batch.put(ks, b"p", b"P");
+    batch.merge(ks, b"k", &big(b'h'));
+    batch.put(ks, b"p", BASE);
     batch.merge(ks, b"p", b"q");
     db.write(&batch, &w()).unwrap();
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"h"[..]));
-    assert_eq!(get(&db, ks, b"p").as_deref(), Some(&b"Pq"[..]));
+    let check = |db: &Db, ks| {
+        assert_eq!(get(db, ks, b"k"), joined(b"h"));
+        assert_eq!(get(db, ks, b"p"), on_base(b"q"));
+    };
+    check(&db, ks);
     assert_eq!(
         before_delete.get(ks, b"k").unwrap().as_deref(),
-        Some(&b"a"[..])
+        joined(b"a").as_deref()
     );
     db.compact().unwrap();
     drop(before_delete);
@@ -223,8 +253,7 @@ fn deletes_between_operands_cut_the_stack() {
         common::manual_compaction_options(),
         Some(append()),
     );
-    assert_eq!(get(&db, ks, b"k").as_deref(), Some(&b"h"[..]));
-    assert_eq!(get(&db, ks, b"p").as_deref(), Some(&b"Pq"[..]));
+    check(&db, ks);
 }
 
 /// A stack the function refuses fails every read (point, batched, cursor)
@@ -234,6 +263,7 @@ fn deletes_between_operands_cut_the_stack() {
 fn a_refused_stack_fails_reads_until_the_key_is_written() {
     let (_dir, db, ks) = fresh(Some(append_refusing_x()));
     db.set_merge_stack_limit(ks, 2).unwrap();
+    put_base(&db, ks, b"k");
     db.merge(ks, b"k", b"a", &w()).unwrap();
     db.merge(ks, b"k", b"x", &w()).unwrap();
     let failed = |db: &Db| {
@@ -295,45 +325,50 @@ fn stacks_survive_rotation_compaction_and_reopen() {
     db.verify().unwrap();
 }
 
-/// A counter's many small operands fold with one call of the function per
-/// read, over at most the limit's operands.
+/// Counts the calls of an appending merge function; `merge` alone is
+/// never called (the engine folds with `merge_many`).
+struct Counted(Arc<std::sync::atomic::AtomicUsize>);
+
+impl MergeFunction for Counted {
+    fn merge(&self, _: &[u8], _: Option<&[u8]>, _: &[u8]) -> Option<Vec<u8>> {
+        unreachable!("the engine folds with merge_many")
+    }
+
+    fn merge_many(&self, _: &[u8], old: Option<&[u8]>, operands: &[&[u8]]) -> Option<Vec<u8>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some([old.unwrap_or_default(), &operands.concat()].concat())
+    }
+}
+
+/// A stack folds with one call of the function: when the limit makes the
+/// writer resolve it, and on each read, over at most the limit's operands.
 #[test]
-fn a_read_folds_the_stack_in_one_call() {
-    let dir = tempfile::tempdir().unwrap();
+fn a_stack_folds_in_one_call() {
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    struct Add(Arc<std::sync::atomic::AtomicUsize>);
-    impl MergeFunction for Add {
-        fn merge(&self, _: &[u8], _: Option<&[u8]>, _: &[u8]) -> Option<Vec<u8>> {
-            unreachable!("the engine folds a stack with merge_many")
-        }
-        fn merge_many(&self, _: &[u8], old: Option<&[u8]>, operands: &[&[u8]]) -> Option<Vec<u8>> {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let start = old.map_or(0, |v| u64::from_le_bytes(v.try_into().unwrap()));
-            let sum = operands
-                .iter()
-                .map(|o| u64::from_le_bytes((*o).try_into().unwrap()))
-                .sum::<u64>();
-            Some((start + sum).to_le_bytes().to_vec())
-        }
-    }
-    let (db, ks) = open_with(
-        dir.path(),
-        common::manual_compaction_options(),
-        Some(Arc::new(Add(calls.clone()))),
-    );
+    let calls_now = || calls.load(std::sync::atomic::Ordering::Relaxed);
+    let (_dir, db, ks) = fresh(Some(Arc::new(Counted(calls.clone()))));
+    put_base(&db, ks, b"n");
     for _ in 0..100 {
-        db.merge(ks, b"n", &1u64.to_le_bytes(), &w()).unwrap();
+        db.merge(ks, b"n", b"+", &w()).unwrap();
     }
-    let folds_while_writing = calls.load(std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(
-        folds_while_writing, 3,
-        "100 merges, limit 32: three resolves"
-    );
-    assert_eq!(get(&db, ks, b"n"), Some(100u64.to_le_bytes().to_vec()));
-    assert_eq!(
-        calls.load(std::sync::atomic::Ordering::Relaxed),
-        folds_while_writing + 1
-    );
+    assert_eq!(calls_now(), 3, "100 merges, limit 32: three resolves");
+    assert_eq!(get(&db, ks, b"n"), on_base(&[b'+'; 100]));
+    assert_eq!(calls_now(), 4);
+}
+
+/// A small value (a counter) resolves at every merge, as cheap as a copy,
+/// so a read of it reads one record and calls nothing.
+#[test]
+fn a_small_value_resolves_at_every_merge() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let calls_now = || calls.load(std::sync::atomic::Ordering::Relaxed);
+    let (_dir, db, ks) = fresh(Some(Arc::new(Counted(calls.clone()))));
+    for _ in 0..100 {
+        db.merge(ks, b"n", b"+", &w()).unwrap();
+    }
+    assert_eq!(calls_now(), 100);
+    assert_eq!(get(&db, ks, b"n"), Some(vec![b'+'; 100]));
+    assert_eq!(calls_now(), 100);
 }
 
 /// Rewrites the stack depth of the last record of `key` in `segment`
@@ -370,7 +405,7 @@ fn set_depth_of_last(segment: &std::path::Path, key: &[u8], depth: u16) -> u64 {
 #[test]
 fn a_broken_stack_is_corruption_naming_its_top() {
     let (dir, db, ks) = fresh(Some(append()));
-    db.put(ks, b"stacked-key", b"base:", &w()).unwrap();
+    put_base(&db, ks, b"stacked-key");
     for operand in [b"a", b"b", b"c"] {
         db.merge(ks, b"stacked-key", operand, &w()).unwrap();
     }

@@ -8,8 +8,9 @@
 //! grows. The writer resolves a merge instead (folds the stack and the
 //! operand and stores the value with the operand) when the stack would pass
 //! the keyspace's limit ([`DEFAULT_MERGE_STACK_LIMIT`]), when it would reach
-//! into a segment other than the one the record goes to, or when the key's
-//! value is a failed merge; compaction folds every stack it copies. A merge
+//! into a segment other than the one the record goes to, when the key's
+//! value is a failed merge, or when the value is small (a counter: see
+//! `write/stacking.rs`); compaction folds every stack it copies. A merge
 //! the function refuses, or one written while the keyspace has no function,
 //! makes reads of that version fail until the key is put or deleted again.
 
@@ -22,8 +23,8 @@ use crate::format::record::MergeState;
 /// its own limit ([`crate::Db::set_merge_stack_limit`]): a read folds at
 /// most this many operands, and a merge that would pass it resolves the
 /// stack, writing the value (so writes of a growing value cost about
-/// 1/32 of the value each on average, and reads of a counter 32 small
-/// operands at most).
+/// 1/32 of the value each on average, and a read folds 32 operands at
+/// most).
 pub const DEFAULT_MERGE_STACK_LIMIT: u16 = 32;
 
 /// Combines a key's existing value (if any) with operands, oldest first.

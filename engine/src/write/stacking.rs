@@ -4,12 +4,14 @@
 //! Records, for the rules a stack keeps; this file applies them.
 //!
 //! An operand is stacked when the keyspace has a merge function, the
-//! stack stays within the keyspace's limit, and the version it would rest
-//! on lies where the record goes (an earlier record of the same batch, or
-//! the key's newest version in the active log segment); an operand over a
-//! key with no value is always stacked, as the bottom of a new stack.
-//! Otherwise the merge is resolved, folding the stack with one call of the
-//! merge function.
+//! stack stays within the keyspace's limit, the version it would rest on
+//! lies where the record goes (an earlier record of the same batch, or the
+//! key's newest version in the active log segment; a key with no value
+//! needs none: the operand is the bottom of a new stack), and resolving
+//! would not be cheaper: a merge over a value (or no value) whose fold
+//! with the operand is under [`STACK_FROM_BYTES`] resolves. Otherwise the
+//! merge is resolved, folding the stack with one call of the merge
+//! function.
 
 use smallvec::SmallVec;
 
@@ -24,6 +26,14 @@ use crate::mvcc::merge_stack;
 use crate::segment::resolver::TableResolver;
 use crate::write::merge::{self, SharedMergeFunction};
 use crate::write::plan::PendingRecord;
+
+/// The size from which a merge's base and operand are stacked rather than
+/// resolved. Below it, resolving copies a few hundred bytes at most, which
+/// costs less than stacking: a stack's fold reads its records back (about
+/// one record read per merge, amortized) and every read of the key folds.
+/// So counters and other small values stay resolved, one record a read,
+/// and an appending merge stacks once its value passes this size.
+pub(crate) const STACK_FROM_BYTES: usize = 256;
 
 /// A key's newest version as a merge sees it, with the operands the batch
 /// stacked on it so far.
@@ -47,6 +57,9 @@ enum Under {
     /// The record at this position of the batch's records: a put or a
     /// resolved merge.
     InBatch(usize),
+    /// The newest version's value, shorter than [`STACK_FROM_BYTES`]
+    /// (copied: a merge over it resolves, as cheap as a copy).
+    Small(Vec<u8>),
     /// The record at this location: a put, a resolved merge, or the top of
     /// a stack (then `depth` is its depth).
     OnDisk(Location),
@@ -93,6 +106,9 @@ impl<'b> KeyState<'b> {
         }
         Ok(match (record.kind, record.merge_state) {
             (RecordKind::Delete | RecordKind::RangeDelete, _) => Self::absent(),
+            (_, MergeState::Resolved) if record.value.len() < STACK_FROM_BYTES => {
+                Self::over(Under::Small(segment.value_of(&record)?.into_owned()))
+            }
             (_, MergeState::Resolved) => Self::over(Under::OnDisk(head)),
             (_, MergeState::Operand(stack)) => KeyState {
                 depth: stack.depth,
@@ -119,7 +135,11 @@ pub(crate) fn plan_merge<'b>(
     active: u32,
 ) -> Result<Planned> {
     let function = ks.merge_function();
-    if let Some(stack) = next_stack(state, function.is_some(), ks.merge_stack_limit(), active) {
+    let stacks = function.is_some() && !resolves_cheaper(state, operand, earlier);
+    if let Some(stack) = stacks
+        .then(|| next_stack(state, ks.merge_stack_limit(), active))
+        .flatten()
+    {
         state.operands.push(operand);
         state.depth = stack.depth;
         return Ok((MergeState::Operand(stack), Vec::new()));
@@ -132,14 +152,28 @@ pub(crate) fn plan_merge<'b>(
     Ok(planned)
 }
 
+/// Whether resolving `operand` over the key's value in `state` copies less
+/// than [`STACK_FROM_BYTES`] (a key whose newest version tops a stack is
+/// never small: it was stacked because it was not).
+fn resolves_cheaper(state: &KeyState<'_>, operand: &[u8], earlier: &[PendingRecord<'_>]) -> bool {
+    let base = match &state.under {
+        _ if state.depth > 0 => return false,
+        Under::Absent => 0,
+        Under::Small(value) => value.len(),
+        Under::InBatch(at) => earlier[*at].value.len(),
+        Under::OnDisk(_) | Under::Unresolved(_) => return false,
+    };
+    base + operand.len() < STACK_FROM_BYTES
+}
+
 /// Where the next operand goes in the stack, if it is stacked: see the
 /// module comment.
-fn next_stack(state: &KeyState<'_>, has_function: bool, limit: u16, active: u32) -> Option<Stack> {
-    if !has_function || state.depth >= limit {
+fn next_stack(state: &KeyState<'_>, limit: u16, active: u32) -> Option<Stack> {
+    if state.depth >= limit {
         return None;
     }
     let over_base = match state.under {
-        Under::Unresolved(_) => return None,
+        Under::Unresolved(_) | Under::Small(_) => return None,
         Under::Absent => state.depth > 0,
         Under::InBatch(_) => true,
         Under::OnDisk(loc) if loc.segment() == active => true,
@@ -172,6 +206,7 @@ fn fold(
         Under::Absent => Ok(resolve(None, &[])),
         Under::Unresolved(unresolved) => Ok((unresolved, Vec::new())),
         Under::InBatch(at) => Ok(resolve(Some(&earlier[at].value), &[])),
+        Under::Small(ref value) => Ok(resolve(Some(value), &[])),
         Under::OnDisk(loc) => {
             let verify = shared.options.verify_checksums;
             let table = shared.segments.load();
