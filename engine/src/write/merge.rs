@@ -3,7 +3,7 @@
 //!
 //! A merge is stored as its operand alone, on top of the key's *stack* of
 //! operands (see `FORMAT.md`, "merge" under Records, and
-//! [`crate::mvcc::merge_stack`]): a read folds the stack over its base
+//! `mvcc::merge_stack`): a read folds the stack over its base
 //! value, so a merge costs what its operand costs, however large the value
 //! grows. The writer resolves a merge instead (folds the stack and the
 //! operand and stores the value with the operand) when the stack would pass
