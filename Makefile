@@ -87,13 +87,13 @@ FUZZ_RUN = RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz run
 fuzz-tool:
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
 
-# Each target for 45 s (part of `make test`; `make fuzz` runs them longer).
+# Each target for 30 s (part of `make test`; `make fuzz` runs them longer).
 fuzz-smoke: fuzz-tool
 	RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_DIR) $(CARGO) fuzz build
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$t && \
 		$(FUZZ_RUN) $$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t -- \
-			-max_total_time=45 -timeout=10 -rss_limit_mb=2048 || exit 1; \
+			-max_total_time=30 -timeout=10 -rss_limit_mb=2048 || exit 1; \
 	done
 
 # Longer runs: FUZZ_SECONDS per target (default 1 hour), then the leak pass.
