@@ -23,6 +23,7 @@ use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::AlexIndex;
+use crate::mvcc::merge_stack;
 use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
 use crate::options::{Compression, Options, WriteOptions};
@@ -647,7 +648,8 @@ impl Db {
     }
 
     /// Reads every record of every segment and checks its checksum (and
-    /// that a compressed value decodes), and that every segment but the
+    /// that a compressed value decodes, and that each merge stack steps
+    /// down to its base within the segment), and that every segment but the
     /// active one ends with its seal.
     pub fn verify(&self) -> Result<()> {
         let shared = self.shared();
@@ -656,7 +658,9 @@ impl Db {
             let mut undecodable = None;
             let scan = scan_frames(segment.written_bytes(), |_, record| {
                 if undecodable.is_none()
-                    && let Err(e) = segment.value_of(&record)
+                    && let Err(e) = segment
+                        .value_of(&record)
+                        .and_then(|_| merge_stack::check_step(segment, &record))
                 {
                     undecodable = Some(e);
                 }

@@ -91,6 +91,30 @@ pub(crate) fn fold_for_read(
     }
 }
 
+/// Checks the one step of a stack that starts at `record`, an operand
+/// record of `segment`: the record below it is the operand one deeper of
+/// the same key in the same segment, or for the bottom operand over a base,
+/// a value. Checking this for every operand record of a segment checks
+/// every stack in it ([`crate::Db::verify`]); a reader checks the steps of
+/// the stacks it folds.
+pub(crate) fn check_step(segment: &Segment, record: &RecordView<'_>) -> Result<()> {
+    let MergeState::Operand(stack) = record.merge_state else {
+        return Ok(());
+    };
+    match (stack.depth, stack.over_base) {
+        (1, true) => base_value(segment, record, record, true).map(drop),
+        (1, false) => Ok(()),
+        (depth, _) => match below(segment, record, record, true)?.merge_state {
+            MergeState::Operand(next) if next.depth + 1 == depth => Ok(()),
+            _ => Err(broken(
+                segment,
+                record,
+                "the stack's depths do not step down",
+            )),
+        },
+    }
+}
+
 /// The record `record`'s `prev` names, which must be a version of the same
 /// key in the same segment.
 fn below<'s>(
