@@ -536,9 +536,10 @@ fn prefetch_records(table: &SegmentTable, payloads: &[u64]) {
 /// eight times the chunk's span in that segment, between 64 KiB and 1 MiB,
 /// one large read instead of a fault per page. A record alone in its
 /// segment (key-ordered runs overlap in key range, so neighbouring keys
-/// often lie in different runs: a seek and a few steps) is left to its page
-/// fault, which reads the page it needs; log-ordered segments are left
-/// alone (their records scatter). For data in memory this costs one load.
+/// often lie in different runs: a seek and a few steps) and the records of
+/// log-ordered segments (which scatter) get their own pages asked for, all
+/// of the chunk's at once, so they are read in parallel. For data in
+/// memory this costs one load.
 fn read_ahead(
     table: &SegmentTable,
     payloads: &[u64],
@@ -559,11 +560,12 @@ fn read_ahead(
             None => spans.push((id, offset, offset, 1)),
         }
     }
-    for (segment_id, low, high, records) in spans {
+    for &(segment_id, low, high, records) in &spans {
         let Some(segment) = table.get(segment_id) else {
             continue;
         };
         if records < 2 || segment.kind() != SegmentKind::Compacted {
+            fetch_apart(segment, payloads, segment_id);
             continue;
         }
         let span = high - low + PAGE;
@@ -592,6 +594,20 @@ fn read_ahead(
                 *entry = from;
             }
             _ => {}
+        }
+    }
+}
+
+/// Asks for the page of each record of `payloads` in `segment` at once
+/// (see [`crate::segment::Segment::will_read_record`]): records that lie
+/// apart (alone in their run, or in a log-ordered segment) are then read
+/// in parallel, not one page fault after another. A seek + 10 over
+/// overlapping runs reads a record in most of them.
+fn fetch_apart(segment: &Segment, payloads: &[u64], segment_id: u32) {
+    for &p in payloads {
+        let loc = Location(p);
+        if loc.segment() == segment_id {
+            segment.will_read_record(loc.offset());
         }
     }
 }
