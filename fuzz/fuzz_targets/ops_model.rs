@@ -3,8 +3,12 @@
 //! across column families, gets and multi-gets, iterators both
 //! ways with bounds, snapshots, create/drop column family, close and
 //! reopen, compaction), checked against a `BTreeMap` model after every step.
+//! Family "b" orders its keys by a custom comparator (descending bytes),
+//! and family "a" keeps merge stacks short (`max_successive_merges`); long
+//! operands make merges stack as operands rather than resolve at once.
 #![no_main]
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use alexdb::{
@@ -16,6 +20,25 @@ use libfuzzer_sys::fuzz_target;
 
 /// Column families the sequence may use besides "default".
 const CF_NAMES: [&str; 2] = ["a", "b"];
+
+/// The family ordered by [`descending`].
+const DESCENDING_CF: &str = "b";
+
+/// The family whose merge stacks fold after three operands.
+const SHORT_STACKS_CF: &str = "a";
+
+/// The custom comparator of [`DESCENDING_CF`].
+fn descending(a: &[u8], b: &[u8]) -> Ordering {
+    b.cmp(a)
+}
+
+/// The key order of family `name`.
+fn order_of(name: &str) -> fn(&[u8], &[u8]) -> Ordering {
+    match name {
+        DESCENDING_CF => descending,
+        _ => <[u8]>::cmp,
+    }
+}
 
 type Model = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
 
@@ -50,12 +73,33 @@ fn concat(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Opt
     Some(out)
 }
 
-/// Options for the database and every family it creates.
+/// Options for the database and the default family.
 fn options() -> Options {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.set_merge_operator_associative("concat", concat);
     opts
+}
+
+/// Options for family `name`, at its creation and every open.
+fn options_for(name: &str) -> Options {
+    let mut opts = options();
+    match name {
+        DESCENDING_CF => opts.set_comparator("descending", Box::new(descending)),
+        SHORT_STACKS_CF => opts.set_max_successive_merges(3),
+        _ => {}
+    }
+    opts
+}
+
+/// A merge operand: short (up to 8 bytes) or, for `v` of 128 and up, 64 to
+/// 127 bytes, so that a few merges outgrow what resolves at write and
+/// stack as operands.
+fn operand(v: u8) -> Vec<u8> {
+    match v {
+        0..128 => value(v, v),
+        _ => vec![v; 64 + usize::from(v % 64)],
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -90,9 +134,6 @@ struct Harness {
     model: Model,
 }
 
-fn reversed_range(w: &Write) -> bool {
-    matches!(w, Write::DeleteRange(_, from, to) if from.bytes() > to.bytes())
-}
 
 fn value(v: u8, len: u8) -> Vec<u8> {
     vec![v; usize::from(len % 9)]
@@ -122,9 +163,21 @@ impl Harness {
         let families: Vec<ColumnFamilyDescriptor> = self
             .model
             .keys()
-            .map(|name| ColumnFamilyDescriptor::new(name, options()))
+            .map(|name| ColumnFamilyDescriptor::new(name, options_for(name)))
             .collect();
         self.db = Some(DB::open_cf_descriptors(&options(), self.dir.path(), families).unwrap());
+    }
+
+    /// Whether `w` is a range delete whose end comes before its start in
+    /// its family's order.
+    fn reversed_range(&self, w: &Write) -> bool {
+        match w {
+            Write::DeleteRange(cf, from, to) => {
+                let order = order_of(&self.cf_name(*cf).unwrap());
+                order(&from.bytes(), &to.bytes()) == Ordering::Greater
+            }
+            _ => false,
+        }
     }
 
     fn db(&self) -> &DB {
@@ -155,7 +208,7 @@ impl Harness {
             }
             Write::Merge(cf, k, v) => {
                 let name = cf_of(cf);
-                let operand = value(*v, *v);
+                let operand = operand(*v);
                 batch.merge_cf(self.db().cf_handle(&name).unwrap(), k.bytes(), &operand);
                 let map = model.get_mut(&name).unwrap();
                 map.entry(k.bytes())
@@ -166,11 +219,11 @@ impl Harness {
                 let name = cf_of(cf);
                 let (from, to) = (from.bytes(), to.bytes());
                 batch.delete_range_cf(self.db().cf_handle(&name).unwrap(), &from, &to);
-                if from < to {
-                    model
-                        .get_mut(&name)
-                        .unwrap()
-                        .retain(|k, _| *k < from || *k >= to);
+                let order = order_of(&name);
+                if order(&from, &to) == Ordering::Less {
+                    model.get_mut(&name).unwrap().retain(|k, _| {
+                        order(k, &from) == Ordering::Less || order(k, &to) != Ordering::Less
+                    });
                 }
             }
         }
@@ -185,7 +238,7 @@ impl Harness {
             self.add_to_batch(&mut batch, &mut model, w);
         }
         let result = self.db().write(batch);
-        if writes.iter().any(reversed_range) {
+        if writes.iter().any(|w| self.reversed_range(w)) {
             let err = result.expect_err("a reversed range delete must fail the batch");
             assert_eq!(err.kind(), alexdb::ErrorKind::InvalidArgument, "{err}");
         } else {
@@ -221,7 +274,7 @@ impl Harness {
                     self.db
                         .as_mut()
                         .unwrap()
-                        .create_cf(name, &options())
+                        .create_cf(name, &options_for(name))
                         .unwrap();
                     self.model.insert(name.into(), BTreeMap::new());
                 }
@@ -314,18 +367,22 @@ impl Harness {
                 (k.to_vec(), v.to_vec())
             })
             .collect();
-        let in_bounds =
-            |k: &Vec<u8>| lo.as_ref().is_none_or(|l| k >= l) && hi.as_ref().is_none_or(|u| k < u);
+        let order = order_of(&name);
+        let below = |a: &[u8], b: &[u8]| order(a, b) == Ordering::Less;
+        let in_bounds = |k: &[u8]| {
+            lo.as_ref().is_none_or(|l| !below(k, l)) && hi.as_ref().is_none_or(|u| below(k, u))
+        };
         let mut want: Vec<(Vec<u8>, Vec<u8>)> = self.model[&name]
             .iter()
             .filter(|(k, _)| in_bounds(k))
             .filter(|(k, _)| match (&start, reverse) {
-                (Some(s), false) => *k >= s,
-                (Some(s), true) => *k <= s,
+                (Some(s), false) => !below(k, s),
+                (Some(s), true) => !below(s, k),
                 (None, _) => true,
             })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        want.sort_by(|a, b| order(&a.0, &b.0));
         if reverse {
             want.reverse();
         }
@@ -338,7 +395,7 @@ impl Harness {
     fn snapshot(&mut self, writes: &[Write]) {
         let writes: Vec<Write> = writes
             .iter()
-            .filter(|w| !reversed_range(w))
+            .filter(|w| !self.reversed_range(w))
             .cloned()
             .collect();
         let before = self.model.clone();
@@ -360,7 +417,9 @@ impl Harness {
                 .iterator_cf(cf, IteratorMode::Start)
                 .map(|r| r.unwrap().0.to_vec())
                 .collect();
-            assert_eq!(seen, map.keys().cloned().collect::<Vec<_>>());
+            let mut want: Vec<Vec<u8>> = map.keys().cloned().collect();
+            want.sort_by(|a, b| order_of(name)(a, b));
+            assert_eq!(seen, want, "snapshot's iterator over {name}");
         }
         drop(snapshot);
         self.model = after;
