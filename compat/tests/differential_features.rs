@@ -1,7 +1,8 @@
 //! Differential test of the features beyond plain reads and writes, against
 //! the real `rocksdb` crate (0.25): checkpoints, `get_updates_since`,
-//! compaction filters (with snapshots), TTL expiry, custom comparators, SST writing and
-//! ingestion, `set_options` validation, and a secondary's catch-up.
+//! compaction filters (with snapshots), merge stacks, TTL expiry, custom
+//! comparators, SST writing and ingestion, `set_options` validation, and a
+//! secondary's catch-up.
 //!
 //! Each scenario (`differential_features/scenarios.rs`) is written once
 //! against the rocksdb API, compiled against both crates, and records what
@@ -49,6 +50,7 @@ compare!(secondary_catches_up_with_the_primary);
 compare!(compaction_filter_decisions_apply_at_compact_range);
 compare!(compaction_filter_with_snapshots);
 compare!(compaction_filter_factory_makes_a_filter_per_run);
+compare!(merge_stacks_fold_alike);
 compare!(ttl_entries_expire_at_compaction);
 compare!(comparator_orders_every_iteration);
 compare!(ingested_files_override_the_database);

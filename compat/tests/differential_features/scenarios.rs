@@ -256,6 +256,121 @@ pub fn compaction_filter_factory_makes_a_filter_per_run(seed: u64) -> Vec<String
     out
 }
 
+/// Appends the operands to the value (associative: any grouping of the
+/// operands gives the same value).
+fn concat(_key: &[u8], existing: Option<&[u8]>, operands: &api::MergeOperands) -> Option<Vec<u8>> {
+    let mut out = existing.map(<[u8]>::to_vec).unwrap_or_default();
+    for op in operands {
+        out.extend_from_slice(op);
+    }
+    Some(out)
+}
+
+/// Every key's value, and the keys in order, as `db` or `snapshot` reads them.
+fn merged_view(
+    label: &str,
+    keys: &[Vec<u8>],
+    get: impl Fn(&[u8]) -> Option<Vec<u8>>,
+    iter: impl Iterator<Item = (Box<[u8]>, Box<[u8]>)>,
+    out: &mut Vec<String>,
+) {
+    for k in keys {
+        out.push(format!("{label} get {k:?}={:?}", get(k)));
+    }
+    for (k, v) in iter {
+        out.push(format!("{label} iter {k:?}={v:?}"));
+    }
+}
+
+/// Many merges into a few keys, with operands long enough that AlexDB
+/// stores them as stacks of operands (and, in the family with
+/// `max_successive_merges`, folds them early), between puts, deletes,
+/// snapshots, flushes, compactions and a reopen.
+pub fn merge_stacks_fold_alike(seed: u64) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed);
+    let options = || {
+        let mut opts = open_opts();
+        opts.set_merge_operator_associative("concat", concat);
+        opts
+    };
+    let families = || {
+        let mut short = options();
+        short.set_max_successive_merges(4);
+        // "default" named with the merge operator: a family left out gets
+        // default options (no merge operator), as in rust-rocksdb.
+        [
+            ColumnFamilyDescriptor::new("default", options()),
+            ColumnFamilyDescriptor::new("short", short),
+        ]
+    };
+    let mut db = DB::open_cf_descriptors(&options(), dir.path(), families()).unwrap();
+    let keys: Vec<Vec<u8>> = (0..12).map(|i| format!("m{i:02}").into_bytes()).collect();
+    let mut out = Vec::new();
+    let mut snapshots = Vec::new();
+    for i in 0..600u64 {
+        let key = &keys[(rng.next() % 12) as usize];
+        let in_short = rng.next().is_multiple_of(2);
+        let cf = db.cf_handle("short").unwrap();
+        let choice = rng.next() % 100;
+        match choice {
+            0..65 => {
+                let operand = format!("<{i}:{}>", "x".repeat((rng.next() % 80) as usize));
+                match in_short {
+                    true => db.merge_cf(&cf, key, operand).unwrap(),
+                    false => db.merge(key, operand).unwrap(),
+                }
+            }
+            65..75 => match in_short {
+                true => db.put_cf(&cf, key, format!("put{i}")).unwrap(),
+                false => db.put(key, format!("put{i}")).unwrap(),
+            },
+            75..83 => match in_short {
+                true => db.delete_cf(&cf, key).unwrap(),
+                false => db.delete(key).unwrap(),
+            },
+            83..88 if snapshots.len() < 3 => snapshots.push((i, db.snapshot())),
+            88..92 => db.flush().unwrap(),
+            92..95 => db.compact_range(None::<&[u8]>, None::<&[u8]>),
+            95..97 => db.compact_range_cf(&cf, None::<&[u8]>, None::<&[u8]>),
+            _ => {}
+        }
+        if i % 100 == 99 {
+            let cf = db.cf_handle("short").unwrap();
+            let label = format!("at {i} default");
+            let get = |k: &[u8]| db.get(k).unwrap();
+            let iter = db.iterator(IteratorMode::Start).map(Result::unwrap);
+            merged_view(&label, &keys, get, iter, &mut out);
+            let label = format!("at {i} short");
+            let get = |k: &[u8]| db.get_cf(&cf, k).unwrap();
+            let iter = db.iterator_cf(&cf, IteratorMode::Start).map(Result::unwrap);
+            merged_view(&label, &keys, get, iter, &mut out);
+            let many = db.multi_get(&keys);
+            out.push(format!("at {i} multi_get {:?}", many.into_iter().map(Result::unwrap).collect::<Vec<_>>()));
+        }
+    }
+    for (taken, snapshot) in &snapshots {
+        let cf = db.cf_handle("short").unwrap();
+        let label = format!("snapshot {taken} default");
+        let get = |k: &[u8]| snapshot.get(k).unwrap();
+        merged_view(&label, &keys, get, snapshot.iterator(IteratorMode::Start).map(Result::unwrap), &mut out);
+        let label = format!("snapshot {taken} short");
+        let get = |k: &[u8]| snapshot.get_cf(&cf, k).unwrap();
+        merged_view(&label, &keys, get, snapshot.iterator_cf(&cf, IteratorMode::Start).map(Result::unwrap), &mut out);
+    }
+    drop(snapshots);
+    drop(db);
+    db = DB::open_cf_descriptors(&options(), dir.path(), families()).unwrap();
+    db.compact_range(None::<&[u8]>, None::<&[u8]>);
+    dump(&db, &mut out);
+    let cf = db.cf_handle("short").unwrap();
+    for item in db.iterator_cf(&cf, IteratorMode::Start) {
+        let (k, v) = item.unwrap();
+        out.push(format!("reopened short {k:?}={v:?}"));
+    }
+    out
+}
+
 pub fn ttl_entries_expire_at_compaction(seed: u64) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(seed);
