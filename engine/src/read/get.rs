@@ -297,22 +297,6 @@ pub(crate) fn get_pinned(
     found.ok_or_else(|| raced(ks))
 }
 
-/// Where segment maps are advised random access (a database larger than
-/// memory, see `segment::map_advice`), asks for the page of every candidate
-/// record of a batch before any is read, so that they are read in parallel
-/// rather than one page fault after another. For data in memory this costs
-/// one load.
-fn fetch_candidates(table: &SegmentTable, candidates: &[Option<u64>]) {
-    if !table.iter().next().is_some_and(|s| s.read_at_random()) {
-        return;
-    }
-    for loc in candidates.iter().flatten().map(|&p| Location(p)) {
-        if let Some(segment) = table.get(loc.segment()) {
-            segment.will_read_record(loc.offset());
-        }
-    }
-}
-
 /// Reads every key of `keys` in `ks` as of sequence number `seq`, handing
 /// each result to `each` with the key's position in `keys`, in order. The
 /// index lookups of up to [`LOOKUP_BATCH`] keys at a time go down the tree
@@ -337,7 +321,6 @@ pub(crate) fn get_many_with(
         candidates.clear();
         ks.index
             .get_candidates(batch, &resolver, &guard, &mut candidates);
-        fetch_candidates(&table, &candidates);
         let raced = resolver.missed();
         let relocations = LazyRelocations::new(shared);
         for (i, (key, &candidate)) in batch.iter().zip(&candidates).enumerate() {

@@ -213,6 +213,26 @@ mod tests {
         };
         assert_eq!(keys(false), (0..20_000).collect::<Vec<_>>());
         assert_eq!(keys(true), (0..20_000).rev().collect::<Vec<_>>());
+        // Seeks and a few steps (their records' pages asked for at once),
+        // and multi-gets (a batch's records asked for at once).
+        for start in (0..20_000u32).step_by(997) {
+            let mut cursor = db.cursor(KeyspaceId(0), Default::default()).unwrap();
+            cursor.seek(&start.to_be_bytes());
+            for expected in start..(start + 11).min(20_000) {
+                let key = cursor
+                    .key()
+                    .map(|k| u32::from_be_bytes(k.try_into().unwrap()));
+                assert_eq!(key, Some(expected));
+                cursor.forward();
+            }
+        }
+        let wanted: Vec<[u8; 4]> = (0..20_000u32).step_by(61).map(u32::to_be_bytes).collect();
+        let wanted: Vec<&[u8]> = wanted.iter().map(|k| &k[..]).collect();
+        let found = db.get_many(KeyspaceId(0), &wanted).unwrap();
+        assert_eq!(found.len(), wanted.len());
+        for value in found {
+            assert_eq!(value.unwrap().as_deref(), Some(&[7; 100][..]));
+        }
         if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
             return;
         }

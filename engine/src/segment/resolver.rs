@@ -38,10 +38,16 @@ impl KeyResolver for TableResolver<'_> {
         self.missed.get()
     }
 
+    /// Hints the CPU to load the record and, where the segment's map is
+    /// advised random access (data larger than memory), asks the kernel to
+    /// start reading its page: the records an index step hints (a
+    /// multi-get's batch, the entries after a seek's start) are then read
+    /// from the disk in parallel while the first one is compared.
     fn prefetch(&self, payload: u64) {
         let loc = Location(payload);
         if let Some(segment) = self.table.get(loc.segment()) {
             segment.prefetch_record(loc.offset());
+            segment.will_read_record(loc.offset());
         }
     }
 }

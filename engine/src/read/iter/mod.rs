@@ -406,7 +406,11 @@ impl Cursor {
                 // the start (see `index::scan`); from an end, nothing did.
                 prefetch_records(&table, payloads);
             }
-            read_ahead(&table, payloads, self.direction, &mut self.read_ahead_to);
+            match chunk == FIRST_CHUNK {
+                // A seek and a few steps, as far as anyone knows yet.
+                true => fetch_records(&table, payloads),
+                false => read_ahead(&table, payloads, self.direction, &mut self.read_ahead_to),
+            }
             let tombstones = self.ks.range_tombstones_if_any();
             let (mut heads, mut ahead_in) = (LastSegment::new(&table), LastSegment::new(&table));
             let mut retry = false;
@@ -594,6 +598,24 @@ fn read_ahead(
                 *entry = from;
             }
             _ => {}
+        }
+    }
+}
+
+/// Where segment maps are advised random access, asks for the page of
+/// every record of a cursor's first chunk after a seek (or a start) at once,
+/// and nothing more: most cursors take a few entries and go. Windows ahead
+/// start with the second chunk ([`read_ahead`]), once the cursor is
+/// scanning. (A seek + 10 over a database of eight runs read 225 KB with
+/// windows from the first chunk.)
+fn fetch_records(table: &SegmentTable, payloads: &[u64]) {
+    if !table.iter().next().is_some_and(|s| s.read_at_random()) {
+        return;
+    }
+    for &p in payloads {
+        let loc = Location(p);
+        if let Some(segment) = table.get(loc.segment()) {
+            segment.will_read_record(loc.offset());
         }
     }
 }
