@@ -1,5 +1,5 @@
-//! Measurements of the process and the disk: peak RSS, bytes read from
-//! the disk and allocated bytes.
+//! Measurements of the process and the disk: peak RSS, anonymous memory,
+//! bytes read from the disk and allocated bytes.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -11,10 +11,15 @@ use crate::error::Result;
 /// `/proc/self/status`). It counts mapped file pages that were touched, so
 /// for memory-mapped engines it includes the part of the data they read.
 pub fn peak_rss_bytes() -> Result<u64> {
+    status_kib("VmHWM:").map(|kib| kib * 1024)
+}
+
+/// The figure of the `/proc/self/status` line starting with `field`, in KiB.
+fn status_kib(field: &str) -> Result<u64> {
     let status = fs::read_to_string("/proc/self/status")?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| {
             rest.trim()
                 .trim_end_matches("kB")
@@ -22,8 +27,7 @@ pub fn peak_rss_bytes() -> Result<u64> {
                 .parse::<u64>()
                 .ok()
         })
-        .map(|kib| kib * 1024)
-        .ok_or_else(|| "VmHWM not found in /proc/self/status".into())
+        .ok_or_else(|| format!("{field} not found in /proc/self/status").into())
 }
 
 /// Bytes this process has caused to be read from the storage layer so
@@ -39,6 +43,12 @@ pub fn read_bytes_in(io: &str) -> Option<u64> {
     io.lines()
         .find_map(|line| line.strip_prefix("read_bytes:"))
         .and_then(|rest| rest.trim().parse().ok())
+}
+
+/// The process's resident anonymous memory (`RssAnon` of
+/// `/proc/self/status`): its heap and anonymous maps, not file pages.
+pub fn anon_rss_bytes() -> Result<u64> {
+    status_kib("RssAnon:").map(|kib| kib * 1024)
 }
 
 /// Resets this process's peak resident set (`VmHWM`) to its current

@@ -10,7 +10,7 @@ use crate::engines::{Engine, Sizing};
 use crate::error::{BenchError, Result};
 use crate::keys::{DataSet, uniform_order};
 use crate::ltm::GO;
-use crate::measure::{disk_read_bytes, peak_rss_bytes, reset_peak_rss};
+use crate::measure::{anon_rss_bytes, disk_read_bytes, peak_rss_bytes, reset_peak_rss};
 use crate::results::ChildOutput;
 use crate::workloads::{self as w, Workload};
 
@@ -35,8 +35,12 @@ pub(super) fn read<E: Engine>(
 ) -> Result<ChildOutput> {
     wait_for_go()?;
     reset_peak_rss()?;
+    let anon_before = anon_rss_bytes()?;
     let mut engine = E::open(dir, sizing).map_err(|e| e.context("open"))?;
     let mut out = ChildOutput::default();
+    let opened = anon_rss_bytes()?.saturating_sub(anon_before);
+    let per_key = opened as f64 / data.present.len().max(1) as f64;
+    out.figures.insert(Workload::LtmOpenAnon, per_key);
     gets(&mut engine, job, data, &mut out)?;
     let n = data.present.len();
     let seeks = (job.ops.min(n).max(1) / 4).max(1);

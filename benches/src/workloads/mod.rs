@@ -176,11 +176,14 @@ pub enum Workload {
     /// Larger than memory: bytes the disk delivered per cold get.
     #[value(skip)]
     LtmReadBytes,
+    /// Larger than memory: anonymous memory the open added, per key.
+    #[value(skip)]
+    LtmOpenAnon,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 42] = [
+    pub const ALL: [Workload; 43] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -222,16 +225,18 @@ impl Workload {
         Workload::LtmSeek10,
         Workload::LtmScan,
         Workload::LtmReadBytes,
+        Workload::LtmOpenAnon,
         Workload::LtmPeakRss,
     ];
 
     /// The figures of the larger-than-memory mode (`--larger-than-memory`).
-    pub const LARGER_THAN_MEMORY: [Workload; 6] = [
+    pub const LARGER_THAN_MEMORY: [Workload; 7] = [
         Workload::LtmGetCold,
         Workload::LtmGet,
         Workload::LtmSeek10,
         Workload::LtmScan,
         Workload::LtmReadBytes,
+        Workload::LtmOpenAnon,
         Workload::LtmPeakRss,
     ];
 
@@ -285,6 +290,7 @@ impl Workload {
             Workload::LtmScan => "ltm-scan",
             Workload::LtmPeakRss => "ltm-peak-rss",
             Workload::LtmReadBytes => "ltm-read-bytes",
+            Workload::LtmOpenAnon => "ltm-open-anon",
         }
     }
 
@@ -304,7 +310,9 @@ impl Workload {
             | Workload::MergeAppendDisk
             | Workload::LtmPeakRss => Unit::MiB,
             Workload::LtmReadBytes => Unit::BytesPerGet,
-            Workload::IndexBytes | Workload::DeleteHeavyIndex => Unit::BytesPerKey,
+            Workload::IndexBytes | Workload::DeleteHeavyIndex | Workload::LtmOpenAnon => {
+                Unit::BytesPerKey
+            }
             Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
         }
@@ -449,6 +457,11 @@ impl Workload {
             Workload::LtmPeakRss => {
                 "larger than memory: peak resident set (VmHWM, reset when the reading \
                  process joins the group) of the reading process, key set included"
+            }
+            Workload::LtmOpenAnon => {
+                "larger than memory: anonymous memory (`RssAnon`) the open of the store \
+                 added, per key: what the engine holds in memory of its own (index, \
+                 filters, caches), not the mapped or cached file pages"
             }
         }
     }
