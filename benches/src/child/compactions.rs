@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Job, record_timed};
+use super::{Job, dir_beside, record_timed};
 use crate::engines::{Engine, Sizing};
 use crate::error::Result;
 use crate::keys::DataSet;
@@ -23,10 +23,7 @@ pub(super) fn run<E: Engine>(
         (Workload::FilterCompact, true),
     ] {
         record_timed(out, job, workload, E::supports(workload), || {
-            let beside = dir.parent().unwrap_or(dir);
-            let fresh = tempfile::Builder::new()
-                .prefix("alexdb-bench-compact-")
-                .tempdir_in(beside)?;
+            let fresh = dir_beside(dir, "compact")?;
             let mut store = E::open_compacting(fresh.path(), sizing, filtered)?;
             let ns = w::compact_all(store.as_mut(), data, filtered)?;
             Ok(w::Timed::plain(ns))

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Job, MIB, record_timed};
+use super::{Job, MIB, dir_beside, record_timed};
 use crate::engines::{Engine, MergeShape, MergeStore, Sizing};
 use crate::error::Result;
 use crate::keys::uniform_order;
@@ -19,12 +19,11 @@ pub(super) fn run<E: Engine>(
     sizing: &Sizing,
     out: &mut ChildOutput,
 ) -> Result<()> {
-    let beside = dir.parent().unwrap_or(dir);
     let wants_disk = job.wants(Workload::MergeAppendDisk);
     let mut disk = None;
     let supported = E::supports(Workload::MergeAppend);
     record_timed(out, job, Workload::MergeAppend, supported, || {
-        let (store_dir, mut store) = open_store::<E>(beside, sizing, MergeShape::Append)?;
+        let (store_dir, mut store) = open_store::<E>(dir, sizing, MergeShape::Append)?;
         let ns = w::merge_append(store.as_mut(), w::append_keys(n))?;
         if wants_disk {
             store.compact()?;
@@ -39,7 +38,7 @@ pub(super) fn run<E: Engine>(
     }
     let supported = E::supports(Workload::MergeCounter);
     record_timed(out, job, Workload::MergeCounter, supported, || {
-        let (_store_dir, mut store) = open_store::<E>(beside, sizing, MergeShape::Counter)?;
+        let (_store_dir, mut store) = open_store::<E>(dir, sizing, MergeShape::Counter)?;
         let order = uniform_order(n, job.ops.max(1), 21);
         let ns = w::merge_counter(store.as_mut(), w::counter_keys(n), &order)?;
         Ok(w::Timed::plain(ns))
@@ -47,15 +46,14 @@ pub(super) fn run<E: Engine>(
 }
 
 /// A new store with `shape`'s merge operator in a temporary directory
-/// under `beside` (removed when the directory handle is dropped).
+/// beside the store in `dir` (removed when the directory handle is
+/// dropped).
 fn open_store<E: Engine>(
-    beside: &Path,
+    dir: &Path,
     sizing: &Sizing,
     shape: MergeShape,
 ) -> Result<(tempfile::TempDir, Box<dyn MergeStore>)> {
-    let store_dir = tempfile::Builder::new()
-        .prefix("alexdb-bench-merge-")
-        .tempdir_in(beside)?;
+    let store_dir = dir_beside(dir, "merge")?;
     let store = E::open_merging(store_dir.path(), sizing, shape)?;
     Ok((store_dir, store))
 }

@@ -132,6 +132,16 @@ fn fresh_dir(data_dir: Option<&Path>) -> Result<tempfile::TempDir> {
     })
 }
 
+/// A new temporary directory beside the store in `dir` (in its parent),
+/// named `alexdb-bench-<what>-…`, for a workload that needs a store of
+/// its own; removed when the handle is dropped.
+fn dir_beside(dir: &Path, what: &str) -> Result<tempfile::TempDir> {
+    let beside = dir.parent().unwrap_or(dir);
+    Ok(tempfile::Builder::new()
+        .prefix(&format!("alexdb-bench-{what}-"))
+        .tempdir_in(beside)?)
+}
+
 /// Runs the job's larger-than-memory step, or else the whole suite.
 fn run_engine<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOutput> {
     let sizing = sizing(job, data);

@@ -1,6 +1,6 @@
 //! The read workloads, run first, on the loaded data.
 
-use super::{Job, record_timed};
+use super::{Job, dir_beside, record_timed};
 use std::path::Path;
 
 use crate::engines::{Engine, Sizing};
@@ -73,10 +73,7 @@ pub(super) fn cmp_seek10<E: Engine>(
     let seeks = (job.ops.min(n).max(1) / 4).max(1);
     let supported = E::supports(Workload::CmpSeek10);
     record_timed(out, job, Workload::CmpSeek10, supported, || {
-        let beside = dir.parent().unwrap_or(dir);
-        let ordered_dir = tempfile::Builder::new()
-            .prefix("alexdb-bench-cmp-")
-            .tempdir_in(beside)?;
+        let ordered_dir = dir_beside(dir, "cmp")?;
         let mut store = E::open_reverse_ordered(ordered_dir.path(), sizing)?;
         w::load_ordered(store.as_mut(), data)?;
         let ns = w::cmp_seek10(store.as_mut(), data, &uniform_order(n, seeks, 4))?;

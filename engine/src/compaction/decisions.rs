@@ -63,9 +63,7 @@ impl<'a> Copy<'a> {
     pub(super) fn rewritten_as(&mut self, raw: &'a [u8]) {
         let record = RecordView::parse(raw).expect("a record just encoded parses");
         self.raw = Cow::Borrowed(raw);
-        self.short_len = short_len_of(&record)
-            .and_then(|n| u32::try_from(n).ok())
-            .unwrap_or(0);
+        self.short_len = short_len_u32(&record);
         self.tombstone = record.kind == RecordKind::Delete;
     }
 
@@ -106,6 +104,14 @@ pub(super) struct Decisions<'a> {
     pub(super) filtering: Filtering<'a>,
 }
 
+/// [`short_len_of`] as a [`Copy`] keeps it: 0 where there is no short
+/// form (or it would not fit 32 bits).
+fn short_len_u32(record: &RecordView<'_>) -> u32 {
+    short_len_of(record)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0)
+}
+
 /// The length of `record` in the short form with its value as written: a
 /// record in the long form that may be shortened, or one short already
 /// (compaction writes it again, to compress its value or to decode it).
@@ -138,9 +144,7 @@ pub(super) fn copy_of<'a>(
         keyspace: record.keyspace,
         raw: Cow::Borrowed(&segment.bytes()[at..at + record.encoded_len]),
         input: segment,
-        short_len: short_len_of(&record)
-            .and_then(|n| u32::try_from(n).ok())
-            .unwrap_or(0),
+        short_len: short_len_u32(&record),
         first_version: record.prev == Location::NONE,
         tombstone: record.kind == RecordKind::Delete,
         short: false,
@@ -166,9 +170,7 @@ pub(super) fn copy_seen<'a>(
     let mut copy = copy_of(ks, segment, old, record, reason);
     let view = RecordView::parse(&replacement)
         .map_err(|damage| Error::corruption(segment.path(), old.offset(), damage.to_string()))?;
-    copy.short_len = short_len_of(&view)
-        .and_then(|n| u32::try_from(n).ok())
-        .unwrap_or(0);
+    copy.short_len = short_len_u32(&view);
     copy.raw = Cow::Owned(replacement);
     Ok(copy)
 }

@@ -35,6 +35,13 @@ impl SegmentTable {
         }
     }
 
+    /// Whether the segments' maps are advised random access (a database
+    /// larger than memory, see `segment::map_advice`: every map is advised
+    /// alike, so the first segment tells).
+    pub(crate) fn read_at_random(&self) -> bool {
+        self.segments.first().is_some_and(|s| s.read_at_random())
+    }
+
     /// A table of the given segments (sorted here by id).
     pub fn new(mut segments: Vec<Arc<Segment>>) -> Self {
         segments.sort_by_key(|s| s.id());
