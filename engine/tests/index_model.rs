@@ -1,8 +1,11 @@
 //! Model test: random operation sequences against `BTreeMap<Vec<u8>, u64>`
 //! over each key shape the index must handle. Batched upserts are checked
-//! against sequential inserts into the map.
+//! against sequential inserts into the map. Leaves are packed now and then
+//! (`pack_leaves`), so every operation also meets packed leaves, and
+//! payloads spread over many high halves and low halves of every width, so
+//! that some fit a packed leaf's words and some do not.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 
 use alexdb_engine::index::{AlexIndex, KeyResolver, ScanDirection};
@@ -92,12 +95,19 @@ enum Op {
         offsets: Vec<u16>,
     },
     BulkLoad,
+    /// `pack_leaves`.
+    Pack,
+    /// `replace_if` of a key's payload with a new one (as compaction moves
+    /// a record), and once with a stale expected payload.
+    Repoint(u32),
+    /// `remove_if` with the payload the key holds.
+    RemoveIf(u32),
 }
 
 impl Arbitrary for Op {
     fn arbitrary(g: &mut Gen) -> Self {
         let key = |g: &mut Gen| u32::arbitrary(g) % UNIVERSE;
-        match u8::arbitrary(g) % 23 {
+        match u8::arbitrary(g) % 28 {
             0..=5 => Op::Upsert(key(g)),
             6..=8 => Op::Remove(key(g)),
             9..=10 => Op::Get(key(g)),
@@ -123,19 +133,49 @@ impl Arbitrary for Op {
                     offsets: (0..len).map(|_| u16::arbitrary(g) % spread).collect(),
                 }
             }
-            _ => Op::BulkLoad,
+            22 => Op::BulkLoad,
+            23..=24 => Op::Pack,
+            25..=26 => Op::Repoint(key(g)),
+            _ => Op::RemoveIf(key(g)),
         }
     }
 }
 
-/// Payload `p` is the `p`-th key ever inserted.
+/// Every key ever inserted, and its payload (see [`payload_of`]).
 #[derive(Default)]
-struct Keys(Vec<Vec<u8>>);
+struct Keys(Vec<Vec<u8>>, HashMap<u64, usize>);
+
+impl Keys {
+    /// Records `key` under a fresh payload, and returns it.
+    fn push(&mut self, key: Vec<u8>) -> u64 {
+        let payload = payload_of(self.0.len());
+        self.1.insert(payload, self.0.len());
+        self.0.push(key);
+        payload
+    }
+}
 
 impl KeyResolver for Keys {
     fn key(&self, payload: u64) -> &[u8] {
-        &self.0[payload as usize]
+        &self.0[self.1[&payload]]
     }
+}
+
+/// The payload of the `i`-th key ever inserted: distinct for distinct `i`,
+/// with high halves that change every 64 keys (up to 40 of them), the low
+/// half's top bit set for one in 5, and for one in 151 a low half too wide
+/// for a packed leaf's word.
+fn payload_of(i: usize) -> u64 {
+    let i = i as u64;
+    let high = (i / 64) % 40;
+    let mut low = i * 8;
+    if i.is_multiple_of(5) {
+        low |= 1 << 31;
+    }
+    if i.is_multiple_of(151) {
+        low |= 1 << 30;
+    }
+    (high << 32) | low
 }
 
 struct Harness {
@@ -148,8 +188,7 @@ struct Harness {
 impl Harness {
     fn upsert(&mut self, i: u32) -> Result<(), String> {
         let key = key_of(self.shape, i);
-        let payload = self.keys.0.len() as u64;
-        self.keys.0.push(key.clone());
+        let payload = self.keys.push(key.clone());
         let got = self.index.upsert(&key, payload, &self.keys);
         let want = self.model.insert(key.clone(), payload);
         check(got == want, || {
@@ -160,12 +199,12 @@ impl Harness {
     /// One `upsert_batch` call against the same entries inserted into the
     /// model one by one, in input order.
     fn batch(&mut self, keys: &[u32]) -> Result<(), String> {
-        let first = self.keys.0.len() as u64;
+        let first = self.keys.0.len();
         for &i in keys {
-            self.keys.0.push(key_of(self.shape, i));
+            self.keys.push(key_of(self.shape, i));
         }
-        let entries: Vec<(&[u8], u64)> = (first..self.keys.0.len() as u64)
-            .map(|p| (self.keys.key(p), p))
+        let entries: Vec<(&[u8], u64)> = (first..self.keys.0.len())
+            .map(|j| (self.keys.0[j].as_slice(), payload_of(j)))
             .collect();
         let got = self.index.upsert_batch(&entries, &self.keys);
         let want: Vec<Option<u64>> = entries
@@ -185,6 +224,42 @@ impl Harness {
         check(got == want, || {
             format!("remove {key:?}: {got:?} != {want:?}")
         })
+    }
+
+    /// Moves key `i`'s entry to a new payload with `replace_if`; a stale
+    /// expected payload changes nothing.
+    fn repoint(&mut self, i: u32) -> Result<(), String> {
+        let key = key_of(self.shape, i);
+        let Some(&old) = self.model.get(&key) else {
+            let stale = self
+                .index
+                .replace_if(&key, payload_of(0) ^ 1, 7, &self.keys);
+            return check(!stale, || format!("repoint of absent {key:?} succeeded"));
+        };
+        let new = self.keys.push(key.clone());
+        let stale = self.index.replace_if(&key, new, old, &self.keys);
+        check(!stale, || format!("repoint {key:?} from a stale payload"))?;
+        let done = self.index.replace_if(&key, old, new, &self.keys);
+        self.model.insert(key.clone(), new);
+        check(done, || format!("repoint {key:?} {old} -> {new} failed"))
+    }
+
+    /// Removes key `i` with `remove_if` and the payload it holds, after a
+    /// stale attempt that must change nothing.
+    fn remove_if(&mut self, i: u32) -> Result<(), String> {
+        let key = key_of(self.shape, i);
+        let held = self.model.get(&key).copied();
+        let stale = held.map_or(payload_of(0) ^ 1, |p| p | 1);
+        let removed = self.index.remove_if(&key, stale, &self.keys);
+        check(!removed, || {
+            format!("remove_if {key:?} with a stale payload")
+        })?;
+        let Some(held) = held else {
+            return Ok(());
+        };
+        let removed = self.index.remove_if(&key, held, &self.keys);
+        self.model.remove(&key);
+        check(removed, || format!("remove_if {key:?} {held} failed"))
     }
 
     fn get(&self, i: u32, candidate: bool) -> Result<(), String> {
@@ -265,6 +340,12 @@ impl Harness {
                 self.index = AlexIndex::bulk_load(&payloads, &self.keys);
                 Ok(())
             }
+            Op::Pack => {
+                self.index.pack_leaves();
+                self.check_all()
+            }
+            Op::Repoint(i) => self.repoint(i),
+            Op::RemoveIf(i) => self.remove_if(i),
         }
     }
 
@@ -361,7 +442,7 @@ fn harness_detects_a_wrong_answer() {
         index: AlexIndex::new(),
     };
     h.upsert(1).unwrap();
-    h.model.insert(key_of(Shape::Uniform, 1), 99);
+    h.model.insert(key_of(Shape::Uniform, 1), payload_of(99));
     assert!(h.get(1, false).is_err());
     assert!(h.check_all().is_err());
 }
@@ -380,7 +461,7 @@ fn batch_duplicates_follow_input_order() {
     h.batch(&[7, 5, 7, 9, 5, 7]).unwrap();
     let guard = crossbeam_epoch::pin();
     let k7 = key_of(Shape::Uniform, 7);
-    assert_eq!(h.index.get(&k7, &h.keys, &guard), Some(6));
+    assert_eq!(h.index.get(&k7, &h.keys, &guard), Some(payload_of(6)));
     assert_eq!(h.index.len(), 3);
     assert!(h.index.upsert_batch(&[], &h.keys).is_empty());
     // Large clustered batches force expansions and splits mid-batch.

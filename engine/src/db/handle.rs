@@ -103,6 +103,7 @@ impl Db {
         // would have built.
         compaction::apply_range_tombstones(&shared);
         index_save::save_after_open(&shared);
+        pack_indexes(&shared);
         let compactor = match shared.options.background_compaction {
             true => Some(Compactor::start(&shared)?),
             false => None,
@@ -860,7 +861,21 @@ fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
     let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;
     // In memory only, as at a primary's open (see `Db::open`).
     compaction::apply_range_tombstones(&shared);
+    pack_indexes(&shared);
     Ok(shared)
+}
+
+/// Packs every keyspace's index leaves (see [`AlexIndex::pack_leaves`]),
+/// unless the options say not to: at open, the entries are those of a
+/// database at rest.
+///
+/// [`AlexIndex::pack_leaves`]: crate::index::AlexIndex::pack_leaves
+fn pack_indexes(shared: &Shared) {
+    if shared.options.pack_index_at_open {
+        for ks in shared.keyspaces.load().iter() {
+            ks.index.pack_leaves();
+        }
+    }
 }
 
 /// Builds the open state from what recovery rebuilt. With `lock` (a

@@ -61,6 +61,14 @@ impl Collected {
         }
     }
 
+    /// Appends entries whose model keys are not known (a packed leaf's),
+    /// above the ones collected so far.
+    pub(crate) fn push_unknown(&mut self, payloads: &[u64]) {
+        self.payloads.extend_from_slice(payloads);
+        self.mks.extend(payloads.iter().map(|_| 0));
+        self.from.extend(payloads.iter().map(|_| UNKNOWN));
+    }
+
     /// Number of entries.
     pub(crate) fn len(&self) -> usize {
         self.payloads.len()

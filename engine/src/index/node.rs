@@ -1,4 +1,4 @@
-//! The two kinds of ALEX nodes, and the pointers to them: the index's
+//! The kinds of ALEX nodes, and the pointers to them: the index's
 //! `unsafe` code, with `node_heap`, is the epoch-protected [`Link`].
 //!
 //! Protocol. Nodes are published once and then only read, except that the
@@ -17,6 +17,7 @@ use crossbeam_epoch::{self as epoch, Atomic, Guard, Shared};
 use super::data_node::DataNode;
 use super::inner_node::InnerNode;
 use super::node_heap::{HeapBox, NodeHeap};
+use super::packed_leaf::PackedLeaf;
 
 /// A tree node.
 ///
@@ -30,6 +31,8 @@ pub(crate) enum Node {
     Inner(InnerNode),
     /// Holds entries in a gapped array.
     Data(DataNode),
+    /// Holds entries that take no new keys, packed (see `packed_leaf`).
+    Packed(PackedLeaf),
 }
 
 impl Node {
@@ -39,6 +42,7 @@ impl Node {
             + match self {
                 Self::Inner(inner) => inner.heap_bytes(),
                 Self::Data(data) => data.heap_bytes(),
+                Self::Packed(packed) => packed.heap_bytes(),
             }
     }
 }

@@ -14,8 +14,8 @@ use std::ops::Bound;
 use crossbeam_epoch::Guard;
 use smallvec::SmallVec;
 
-use super::data_node::DataNode;
 use super::inner_node::InnerNode;
+use super::leaf::Leaf;
 use super::node::{Link, Node, NodeRef};
 use super::{KeyResolver, ScanDirection};
 
@@ -80,10 +80,11 @@ fn descend<'g>(
     dir: ScanDirection,
     guard: &'g Guard,
     path: &mut Path<'g>,
-) -> &'g DataNode {
+) -> Leaf<'g> {
     loop {
         match node.get() {
-            Node::Data(data) => return data,
+            Node::Data(data) => return Leaf::Dense(data),
+            Node::Packed(packed) => return Leaf::Packed(packed),
             Node::Inner(inner) => {
                 let slot = match (from, dir) {
                     (Bound::Included(k) | Bound::Excluded(k), _) => inner.route_hinting(k),
@@ -103,11 +104,7 @@ fn descend<'g>(
 
 /// The leaf after (or before, in reverse) the current one, climbing the
 /// path as far as needed and descending to the first (last) leaf below.
-fn next_leaf<'g>(
-    path: &mut Path<'g>,
-    dir: ScanDirection,
-    guard: &'g Guard,
-) -> Option<&'g DataNode> {
+fn next_leaf<'g>(path: &mut Path<'g>, dir: ScanDirection, guard: &'g Guard) -> Option<Leaf<'g>> {
     while let Some(level) = path.last_mut() {
         let (inner, child) = (level.inner, level.child);
         let mut slot = level.slot;
@@ -144,7 +141,7 @@ const PREFETCHED_AT_SEEK: usize = 16;
 /// records of the `wanted` entries from there are hinted first, so that
 /// their misses overlap it instead of following it.
 fn start<R: KeyResolver>(
-    leaf: &DataNode,
+    leaf: Leaf<'_>,
     bound: Bound<&[u8]>,
     dir: ScanDirection,
     wanted: usize,
@@ -154,28 +151,39 @@ fn start<R: KeyResolver>(
         Bound::Unbounded => {
             return match dir {
                 ScanDirection::Forward => leaf.next_occupied(0),
-                ScanDirection::Reverse => leaf.prev_occupied(leaf.slots()),
+                ScanDirection::Reverse => leaf.prev_occupied(leaf.end()),
             };
         }
         Bound::Included(k) | Bound::Excluded(k) => k,
     };
-    let mk = leaf.model_key(key);
-    let found = leaf.lower_bound(mk);
-    prefetch_near(leaf, found.0, dir, wanted.min(PREFETCHED_AT_SEEK), resolver);
-    let (ge, equal, _) = leaf.seek_ge_from(found, key, mk, resolver);
+    let prefetched = wanted.min(PREFETCHED_AT_SEEK);
+    let (ge, equal) = match leaf {
+        Leaf::Dense(data) => {
+            let mk = data.model_key(key);
+            let found = data.lower_bound(mk);
+            prefetch_near(leaf, found.0, dir, prefetched, resolver);
+            let (ge, equal, _) = data.seek_ge_from(found, key, mk, resolver);
+            (ge, equal)
+        }
+        Leaf::Packed(packed) => {
+            let at = packed.first_not_below(packed.model_key(key));
+            prefetch_near(leaf, at, dir, prefetched, resolver);
+            packed.seek_ge(key, resolver)
+        }
+    };
     let included = matches!(bound, Bound::Included(_));
     match dir {
         ScanDirection::Forward if equal && !included => ge.and_then(|p| leaf.next_occupied(p + 1)),
         ScanDirection::Forward => ge,
         ScanDirection::Reverse if equal && included => ge,
-        ScanDirection::Reverse => leaf.prev_occupied(ge.unwrap_or(leaf.slots())),
+        ScanDirection::Reverse => leaf.prev_occupied(ge.unwrap_or(leaf.end())),
     }
 }
 
 /// Hints the records of up to `n` entries of `leaf` from slot `at` on in
 /// direction `dir` (the entry at `at` too, going in reverse).
 fn prefetch_near<R: KeyResolver>(
-    leaf: &DataNode,
+    leaf: Leaf<'_>,
     at: usize,
     dir: ScanDirection,
     n: usize,
@@ -183,7 +191,7 @@ fn prefetch_near<R: KeyResolver>(
 ) {
     let mut pos = match dir {
         ScanDirection::Forward => leaf.next_occupied(at),
-        ScanDirection::Reverse => leaf.prev_occupied((at + 1).min(leaf.slots())),
+        ScanDirection::Reverse => leaf.prev_occupied((at + 1).min(leaf.end())),
     };
     for _ in 0..n {
         let Some(p) = pos else { return };

@@ -61,15 +61,17 @@ impl<'g> Step<'g> {
     fn inner(&self) -> &'g InnerNode {
         match self.node.get() {
             Node::Inner(inner) => inner,
-            Node::Data(_) => unreachable!("path steps are inner nodes"),
+            Node::Data(_) | Node::Packed(_) => unreachable!("path steps are inner nodes"),
         }
     }
 }
 
-/// The data node of a leaf reference.
+/// The data node of a leaf reference known not to be packed (the writer
+/// unpacks a packed leaf before any change a packed leaf cannot take).
 pub(crate) fn as_data<'g>(node: NodeRef<'g>) -> &'g DataNode {
     match node.get() {
         Node::Data(data) => data,
+        Node::Packed(_) => unreachable!("the writer unpacks a leaf before changing it"),
         Node::Inner(_) => unreachable!("leaves are data nodes"),
     }
 }
@@ -162,6 +164,45 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
     /// Publishes a data node.
     pub(crate) fn publish(&self, node: DataNode) -> NodeRef<'g> {
         NodeRef::publish(Node::Data(node), self.guard)
+    }
+
+    /// The leaf `leaf` (reached through `path`) as a data node: a packed
+    /// leaf is unpacked (its keys read through the resolver) and the data
+    /// node linked in its place.
+    pub(crate) fn unpacked(&self, path: &[Step<'g>], leaf: NodeRef<'g>) -> NodeRef<'g> {
+        let Node::Packed(packed) = leaf.get() else {
+            return leaf;
+        };
+        Counters::bump(&self.counters.unpacks);
+        let node = self.publish(packed.unpack(self.resolver));
+        self.replace(path, leaf, node);
+        node
+    }
+
+    /// Stores `payload` into entry `pos` of the packed leaf `leaf`: in
+    /// place, or in a copy with a bigger group table. Returns false if the
+    /// payload fits neither (the caller unpacks the leaf).
+    pub(crate) fn store_packed(
+        &self,
+        path: &[Step<'g>],
+        leaf: NodeRef<'g>,
+        pos: usize,
+        payload: u64,
+    ) -> bool {
+        let Node::Packed(packed) = leaf.get() else {
+            unreachable!("store_packed is given a packed leaf")
+        };
+        if packed.store_payload(pos, payload) {
+            return true;
+        }
+        match packed.with_payload(pos, payload) {
+            Some(copy) => {
+                let copy = NodeRef::publish(Node::Packed(copy), self.guard);
+                self.replace(path, leaf, copy);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Makes room in the full `leaf`; the caller then retries its insert.
@@ -434,6 +475,7 @@ pub(crate) fn balanced_cut(slots: &[usize]) -> Option<usize> {
 pub(crate) fn collect_entries(node: NodeRef<'_>, guard: &Guard, out: &mut Collected) {
     match node.get() {
         Node::Data(data) => out.push_node(data),
+        Node::Packed(packed) => out.push_unknown(&packed.payloads_in_order()),
         Node::Inner(inner) => {
             for child in inner.unique_children(guard) {
                 collect_entries(child, guard, out);

@@ -14,8 +14,13 @@ pub struct IndexStats {
     pub num_keys: usize,
     /// Nodes on the longest root-to-leaf path (1: the root is a data node).
     pub depth: usize,
-    /// Data nodes (leaves).
+    /// Data nodes (leaves that take every change).
     pub data_nodes: usize,
+    /// Packed leaves (leaves that take no new keys, about 5 bytes an
+    /// entry).
+    pub packed_leaves: usize,
+    /// Entries in packed leaves.
+    pub packed_keys: usize,
     /// Inner nodes.
     pub inner_nodes: usize,
     /// Slots of all data nodes together.
@@ -51,6 +56,11 @@ pub struct IndexStats {
     /// Writes made while a rebuild to the side was running and replayed
     /// into its new subtree (writers progressed meanwhile).
     pub side_rebuild_writes: u64,
+    /// Data nodes packed so far.
+    pub packs: u64,
+    /// Packed leaves turned back into data nodes to take a new key (each
+    /// read its entries' keys).
+    pub unpacks: u64,
 }
 
 /// Event counters, bumped by the writer and read by `stats`.
@@ -67,6 +77,8 @@ pub(crate) struct Counters {
     pub(crate) largest_rebuild: AtomicU64,
     pub(crate) side_rebuilds: AtomicU64,
     pub(crate) side_rebuild_writes: AtomicU64,
+    pub(crate) packs: AtomicU64,
+    pub(crate) unpacks: AtomicU64,
 }
 
 impl Counters {
@@ -95,6 +107,8 @@ impl Counters {
         stats.largest_rebuild = get(&self.largest_rebuild);
         stats.side_rebuilds = get(&self.side_rebuilds);
         stats.side_rebuild_writes = get(&self.side_rebuild_writes);
+        stats.packs = get(&self.packs);
+        stats.unpacks = get(&self.unpacks);
     }
 }
 
@@ -108,6 +122,11 @@ pub(crate) fn measure(node: NodeRef<'_>, depth: usize, guard: &Guard, stats: &mu
             stats.data_nodes += 1;
             stats.data_slots += data.slots();
             stats.num_keys += data.len();
+        }
+        Node::Packed(packed) => {
+            stats.packed_leaves += 1;
+            stats.packed_keys += packed.len();
+            stats.num_keys += packed.len();
         }
         Node::Inner(inner) => {
             stats.inner_nodes += 1;

@@ -1,0 +1,583 @@
+//! Packed leaves: a data node's entries in about 5 bytes each, for entries
+//! that take no new keys.
+//!
+//! A data node spends a 16-byte slot (model key and payload) per slot at
+//! 75-85% density, about 20 bytes an entry. A packed leaf keeps, per entry,
+//! in key order and without gaps:
+//! - a **hint** (1 byte): the entry's model key minus its window's floor,
+//!   shifted right by the window's shift (the smallest shift that keeps the
+//!   window's last entry at or below 255 when the leaf is packed);
+//! - a **word** (4 bytes): the payload, whose high 32 bits become a slot
+//!   into the leaf's group table (the top `32 - value_bits` bits of the
+//!   word) and whose low 32 bits, rotated left by one, fill the rest (the
+//!   rotation moves the low half's top bit, the engine's tombstone flag, to
+//!   bit 0, so small offsets need few bits);
+//!
+//! and per window of up to [`WINDOW`] consecutive entries its floor (a lower
+//! bound of its entries' model keys, the first one's when packed), its first
+//! entry's position and its shift. Hints are monotone in key order within a
+//! window, so an entry whose hint is below the one a key's model key gives
+//! in that window is below the key, one above is above it, and only equal
+//! hints ("ties") need the full key. A lookup reads the windows, a line of
+//! hints and the word of each tie; for a key that is present there is
+//! usually one tie, returned without reading any key (see
+//! [`PackedLeaf::get_candidate`]), as a data node returns its only entry of
+//! a model key.
+//!
+//! What a packed leaf takes in place of a copy: an overwrite or a repointed
+//! payload (compaction) is stored atomically into the entry's word when the
+//! payload's group is in the table or the table has a free slot (the group
+//! is published before the word, so a reader that sees the word sees the
+//! group). A payload that fits neither, and a removal, make a copy-on-write
+//! packed leaf. A new key does not fit: the writer turns the leaf back into
+//! a data node first ([`PackedLeaf::unpack`]), which reads every entry's key
+//! through the resolver since the model keys are not kept.
+
+use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::KeyResolver;
+use super::cost;
+use super::data_node::DataNode;
+use super::node_heap::{self, HeapBox};
+use super::projection::Projection;
+
+/// Entries per window when a leaf is packed. 32 hints fill half a cache
+/// line, and 32 entries spread over 256 hint values leave few ties.
+pub(crate) const WINDOW: usize = 32;
+
+/// Most groups (distinct high payload halves: in the engine, segments) a
+/// leaf may hold; a leaf whose entries lie in more stays a data node.
+const MAX_GROUPS: usize = 128;
+
+/// Most entries with one hint in one window a packed leaf may have (keys
+/// that differ only past the projection's eight bytes); a leaf with more
+/// stays a data node, whose model keys settle more of them.
+const MAX_TIES: usize = 8;
+
+/// A run of consecutive entries sharing a floor and a shift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+struct Window {
+    /// At most the model key of every entry in the window, and at least
+    /// that of every entry before it.
+    floor: u64,
+    /// Position of the window's first entry.
+    start: u32,
+    /// Right shift from `model key - floor` to hint.
+    shift: u8,
+}
+
+/// The payload encoding of one leaf: a group table and the width of a
+/// word's value part.
+#[derive(Debug)]
+struct Groups {
+    /// The high payload halves, by slot; slots `used..` are free.
+    table: HeapBox<[AtomicU32]>,
+    /// Slots in use.
+    used: AtomicU32,
+    /// Bits of a word below its slot.
+    value_bits: u32,
+}
+
+impl Groups {
+    /// A table holding `highs` with one free slot, if every low half fits
+    /// beside a slot number.
+    fn for_payloads(payloads: &[u64]) -> Option<Self> {
+        let mut highs: Vec<u32> = Vec::new();
+        let mut widest = 0u32;
+        for &p in payloads {
+            let high = (p >> 32) as u32;
+            if !highs.contains(&high) {
+                if highs.len() == MAX_GROUPS {
+                    return None;
+                }
+                highs.push(high);
+            }
+            widest |= rotated_low(p);
+        }
+        let capacity = highs.len() + 1;
+        let slot_bits = capacity.next_power_of_two().trailing_zeros().max(1);
+        let value_bits = 32 - slot_bits;
+        if u64::from(widest) >> value_bits != 0 {
+            return None;
+        }
+        let table = node_heap::slice_from_exact(
+            (0..capacity).map(|slot| AtomicU32::new(highs.get(slot).copied().unwrap_or(0))),
+        );
+        Some(Groups {
+            table,
+            used: AtomicU32::new(highs.len() as u32),
+            value_bits,
+        })
+    }
+
+    /// The payload a word stands for.
+    #[inline]
+    fn decode(&self, word: u32) -> u64 {
+        let slot = (word >> self.value_bits) as usize;
+        let value = word & ((1 << self.value_bits) - 1);
+        let high = self.table[slot].load(Ordering::Acquire);
+        (u64::from(high) << 32) | u64::from(value.rotate_right(1))
+    }
+
+    /// The word for `payload` if its group is in the table or can take the
+    /// free slot (published here, before the caller stores the word).
+    /// Writer only.
+    fn encode(&self, payload: u64) -> Option<u32> {
+        let value = rotated_low(payload);
+        if u64::from(value) >> self.value_bits != 0 {
+            return None;
+        }
+        let high = (payload >> 32) as u32;
+        let used = self.used.load(Ordering::Relaxed) as usize;
+        let slot = match self.table[..used]
+            .iter()
+            .position(|g| g.load(Ordering::Relaxed) == high)
+        {
+            Some(slot) => slot,
+            None if used < self.table.len() => {
+                self.table[used].store(high, Ordering::Release);
+                self.used.store(used as u32 + 1, Ordering::Release);
+                used
+            }
+            None => return None,
+        };
+        Some(((slot as u32) << self.value_bits) | value)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.table)
+    }
+}
+
+/// A payload's low half, its top bit moved to bit 0.
+fn rotated_low(payload: u64) -> u32 {
+    (payload as u32).rotate_left(1)
+}
+
+/// A leaf of packed entries (see the module docs). Immutable once
+/// published but for payloads stored in place ([`Self::store_payload`]).
+#[derive(Debug)]
+pub(crate) struct PackedLeaf {
+    pub(super) proj: Projection,
+    windows: HeapBox<[Window]>,
+    hints: HeapBox<[u8]>,
+    words: HeapBox<[AtomicU32]>,
+    groups: Groups,
+}
+
+impl PackedLeaf {
+    /// The entries of `data` packed, if their payloads fit words and their
+    /// model keys leave few ties. Reads no key.
+    pub(crate) fn from_data(data: &DataNode) -> Option<Self> {
+        let (mut mks, mut payloads) = (Vec::new(), Vec::new());
+        for slot in data.occupied() {
+            mks.push(slot.mk);
+            payloads.push(slot.payload());
+        }
+        Self::pack(data.proj.clone(), &mks, &payloads)
+    }
+
+    /// Packs entries in key order with their model keys under `proj`.
+    pub(crate) fn pack(proj: Projection, mks: &[u64], payloads: &[u64]) -> Option<Self> {
+        debug_assert_eq!(mks.len(), payloads.len());
+        let groups = Groups::for_payloads(payloads)?;
+        let n = mks.len();
+        let mut windows = Vec::with_capacity(n.div_ceil(WINDOW));
+        let mut hints = Vec::with_capacity(n);
+        for (i, chunk) in mks.chunks(WINDOW).enumerate() {
+            let floor = chunk[0];
+            let span = chunk[chunk.len() - 1] - floor;
+            let shift = (u64::BITS - span.leading_zeros()).saturating_sub(8) as u8;
+            let start = hints.len();
+            hints.extend(chunk.iter().map(|&mk| ((mk - floor) >> shift) as u8));
+            if longest_tie(&hints[start..]) > MAX_TIES {
+                return None;
+            }
+            windows.push(Window {
+                floor,
+                start: (i * WINDOW) as u32,
+                shift,
+            });
+        }
+        let words = payloads.iter().map(|&p| groups.encode(p));
+        let words: Option<Vec<u32>> = words.collect();
+        Some(PackedLeaf {
+            proj,
+            windows: node_heap::slice_from_exact(windows.into_iter()),
+            hints: node_heap::slice_from_exact(hints.into_iter()),
+            words: node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new)),
+            groups,
+        })
+    }
+
+    /// The data node of these entries, with this leaf's projection: reads
+    /// every entry's key through `resolver` (their model keys are not kept).
+    pub(crate) fn unpack<R: KeyResolver>(&self, resolver: &R) -> DataNode {
+        let payloads = self.payloads_in_order();
+        if payloads.is_empty() {
+            return DataNode::empty_with(self.proj.clone());
+        }
+        for &p in payloads.iter().take(crate::index::LOOKUP_BATCH) {
+            resolver.prefetch(p);
+        }
+        let mks: Vec<u64> = payloads
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                if let Some(&ahead) = payloads.get(i + crate::index::LOOKUP_BATCH) {
+                    resolver.prefetch(ahead);
+                }
+                self.proj.model_key(resolver.key(p))
+            })
+            .collect();
+        DataNode::from_sorted(
+            self.proj.clone(),
+            &mks,
+            &payloads,
+            cost::slots_for(payloads.len()),
+        )
+    }
+
+    /// Number of entries.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Heap bytes of the leaf's arrays and prefix.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.windows)
+            + size_of_val(&*self.hints)
+            + size_of_val(&*self.words)
+            + self.groups.heap_bytes()
+            + self.proj.heap_bytes()
+    }
+
+    /// The payload of entry `pos`.
+    #[inline]
+    pub(crate) fn payload_at(&self, pos: usize) -> u64 {
+        self.groups.decode(self.words[pos].load(Ordering::Acquire))
+    }
+
+    /// All payloads in key order.
+    pub(crate) fn payloads_in_order(&self) -> Vec<u64> {
+        (0..self.len()).map(|p| self.payload_at(p)).collect()
+    }
+
+    /// The model key of `key` in this leaf.
+    #[inline]
+    pub(crate) fn model_key(&self, key: &[u8]) -> u64 {
+        self.proj.model_key(key)
+    }
+
+    /// Entries `start..end` of window `w`.
+    #[inline]
+    fn window_range(&self, w: usize) -> Range<usize> {
+        let start = self.windows[w].start as usize;
+        let end = self
+            .windows
+            .get(w + 1)
+            .map_or(self.len(), |next| next.start as usize);
+        start..end
+    }
+
+    /// The hint `mk` has in window `w`, or `None` if `mk` is below the
+    /// window's floor (every entry of the window is above it).
+    #[inline]
+    fn hint_in(&self, w: usize, mk: u64) -> Option<u8> {
+        let window = self.windows[w];
+        let above = mk.checked_sub(window.floor)?;
+        Some((above >> window.shift).min(255) as u8)
+    }
+
+    /// Calls `visit` on each entry whose hint ties with `mk`'s, in key
+    /// order, skipping the entries certainly below `mk` and stopping at the
+    /// first one certainly above it. Returns that entry's position (or the
+    /// leaf's length), or what `visit` broke with.
+    #[inline]
+    fn walk_ties<B>(
+        &self,
+        mk: u64,
+        mut visit: impl FnMut(usize) -> ControlFlow<B>,
+    ) -> Result<usize, B> {
+        // Windows before the last whose floor is below `mk` hold only
+        // entries below it (their model keys are at most that floor).
+        let first = self.windows.partition_point(|w| w.floor < mk);
+        for w in first.saturating_sub(1)..self.windows.len() {
+            let range = self.window_range(w);
+            let Some(hint) = self.hint_in(w, mk) else {
+                return Ok(range.start);
+            };
+            let below = self.hints[range.clone()].partition_point(|&h| h < hint);
+            for pos in range.start + below..range.end {
+                if self.hints[pos] != hint {
+                    return Ok(pos);
+                }
+                if let ControlFlow::Break(b) = visit(pos) {
+                    return Err(b);
+                }
+            }
+        }
+        Ok(self.len())
+    }
+
+    /// The first entry whose hint does not put it below `mk`: where a
+    /// search for a key of model key `mk` starts comparing keys.
+    pub(crate) fn first_not_below(&self, mk: u64) -> usize {
+        match self.walk_ties(mk, ControlFlow::Break) {
+            Ok(pos) | Err(pos) => pos,
+        }
+    }
+
+    /// The first entry whose key is `>= key`, and whether it equals `key`.
+    /// Reads the keys of the entries whose hints tie with `key`'s.
+    pub(crate) fn seek_ge<R: KeyResolver>(
+        &self,
+        key: &[u8],
+        resolver: &R,
+    ) -> (Option<usize>, bool) {
+        let found = self.walk_ties(self.model_key(key), |pos| {
+            match resolver.key(self.payload_at(pos)).cmp(key) {
+                std::cmp::Ordering::Less => ControlFlow::Continue(()),
+                std::cmp::Ordering::Equal => ControlFlow::Break((pos, true)),
+                std::cmp::Ordering::Greater => ControlFlow::Break((pos, false)),
+            }
+        });
+        match found {
+            Err((pos, equal)) => (Some(pos), equal),
+            Ok(pos) => ((pos < self.len()).then_some(pos), false),
+        }
+    }
+
+    /// The payload of `key`, confirmed with the resolver.
+    pub(crate) fn get<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
+        match self.seek_ge(key, resolver) {
+            (Some(pos), true) => Some(self.payload_at(pos)),
+            _ => None,
+        }
+    }
+
+    /// The payload of the only entry that can be `key`: unconfirmed when it
+    /// is the only entry whose hint ties with `key`'s, confirmed otherwise.
+    #[inline]
+    pub(crate) fn get_candidate<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
+        let mut only = None;
+        let ties = self.walk_ties(self.model_key(key), |pos| match only {
+            Some(_) => ControlFlow::Break(()),
+            None => {
+                only = Some(pos);
+                ControlFlow::Continue(())
+            }
+        });
+        match ties {
+            Err(()) => self.get(key, resolver),
+            Ok(_) => only.map(|pos| self.payload_at(pos)),
+        }
+    }
+
+    /// The entry of `key` (model key `mk`) holding `payload`, found among
+    /// the ties by payload (payloads are unique among entries): reads no
+    /// key.
+    pub(crate) fn find_payload(&self, mk: u64, payload: u64) -> Option<usize> {
+        self.walk_ties(mk, |pos| match self.payload_at(pos) == payload {
+            true => ControlFlow::Break(pos),
+            false => ControlFlow::Continue(()),
+        })
+        .err()
+    }
+
+    /// Hints the CPU to load what a lookup reads first.
+    #[inline]
+    pub(crate) fn hint_lookup(&self) {
+        if let Some(window) = self.windows.first() {
+            crate::io::prefetch::prefetch_value(window);
+        }
+        if let Some(hint) = self.hints.first() {
+            crate::io::prefetch::prefetch_value(hint);
+        }
+    }
+
+    /// Stores `payload` into entry `pos` in place if it fits a word;
+    /// returns whether it did. Writer only.
+    pub(crate) fn store_payload(&self, pos: usize, payload: u64) -> bool {
+        match self.groups.encode(payload) {
+            Some(word) => {
+                self.words[pos].store(word, Ordering::Release);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A copy with entry `pos`'s payload replaced by `payload` and a group
+    /// table to hold it, if the payloads still fit words.
+    pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
+        let mut payloads = self.payloads_in_order();
+        payloads[pos] = payload;
+        let groups = Groups::for_payloads(&payloads)?;
+        let words: Option<Vec<u32>> = payloads.iter().map(|&p| groups.encode(p)).collect();
+        Some(PackedLeaf {
+            proj: self.proj.clone(),
+            windows: node_heap::slice_from_exact(self.windows.iter().copied()),
+            hints: node_heap::slice_from_exact(self.hints.iter().copied()),
+            words: node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new)),
+            groups,
+        })
+    }
+
+    /// A copy without entry `pos`. Floors stay (they remain lower bounds);
+    /// a window left empty is dropped.
+    pub(crate) fn with_remove(&self, pos: usize) -> Self {
+        let windows = self.windows.iter().enumerate().filter_map(|(w, window)| {
+            let range = self.window_range(w);
+            if range.len() == 1 && range.start == pos {
+                return None;
+            }
+            let start = window.start - u32::from(window.start as usize > pos);
+            Some(Window { start, ..*window })
+        });
+        let windows: Vec<Window> = windows.collect();
+        let skip = |i: &usize| *i != pos;
+        PackedLeaf {
+            proj: self.proj.clone(),
+            windows: node_heap::slice_from_exact(windows.into_iter()),
+            hints: node_heap::slice_from_exact(
+                (0..self.len())
+                    .filter(skip)
+                    .map(|i| self.hints[i])
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            ),
+            words: node_heap::slice_from_exact(
+                (0..self.len())
+                    .filter(skip)
+                    .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            ),
+            groups: Groups {
+                table: node_heap::slice_from_exact(
+                    self.groups
+                        .table
+                        .iter()
+                        .map(|g| AtomicU32::new(g.load(Ordering::Relaxed))),
+                ),
+                used: AtomicU32::new(self.groups.used.load(Ordering::Relaxed)),
+                value_bits: self.groups.value_bits,
+            },
+        }
+    }
+}
+
+/// The longest run of equal values in `hints`.
+fn longest_tie(hints: &[u8]) -> usize {
+    hints
+        .chunk_by(|a, b| a == b)
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::data_node::tests::{Keys, node_of};
+
+    /// `n` distinct 8-byte keys spread over the key space, sorted.
+    fn spread_keys(n: u64) -> Keys {
+        Keys(
+            (0..n)
+                .map(|i| (i * 0x0123_4567_89ab).to_be_bytes().to_vec())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn packed_lookups_find_what_the_data_node_finds() {
+        let keys = spread_keys(300);
+        let data = node_of(&keys);
+        let packed = PackedLeaf::from_data(&data).expect("small payloads pack");
+        assert_eq!(packed.len(), 300);
+        assert_eq!(packed.payloads_in_order(), data.payloads_in_order());
+        for (i, key) in keys.0.iter().enumerate() {
+            assert_eq!(packed.get(key, &keys), Some(i as u64));
+            assert_eq!(packed.get_candidate(key, &keys), Some(i as u64));
+            let mut above = key.clone();
+            above.push(0);
+            assert_eq!(packed.get(&above, &keys), None);
+            let (ge, equal) = packed.seek_ge(&above, &keys);
+            assert_eq!((ge, equal), ((i + 1 < 300).then_some(i + 1), false));
+        }
+        assert_eq!(packed.seek_ge(&[], &keys), (Some(0), false));
+        assert_eq!(packed.get(&[0xff; 9], &keys), None);
+    }
+
+    /// Payloads are stored in place while their group fits the table, in a
+    /// copy with a bigger table once it does not, and not at all when
+    /// their low half is too wide.
+    #[test]
+    fn payloads_are_stored_in_place_then_in_a_copy() {
+        let keys = spread_keys(64);
+        let packed = PackedLeaf::from_data(&node_of(&keys)).unwrap();
+        assert!(packed.store_payload(3, (7 << 32) | 800));
+        assert_eq!(packed.payload_at(3), (7 << 32) | 800);
+        assert!(
+            !packed.store_payload(4, (8 << 32) | 808),
+            "the table is full"
+        );
+        let copy = packed.with_payload(4, (8 << 32) | 808).unwrap();
+        assert_eq!(copy.payload_at(4), (8 << 32) | 808);
+        assert_eq!(copy.payload_at(3), (7 << 32) | 800);
+        assert_eq!(copy.payload_at(5), 5);
+        let tombstone = (1 << 31) | 16;
+        assert!(copy.store_payload(6, tombstone) && copy.payload_at(6) == tombstone);
+        assert!(copy.with_payload(7, u64::from(u32::MAX)).is_none());
+    }
+
+    #[test]
+    fn removals_keep_lookups_and_drop_empty_windows() {
+        let keys = spread_keys(100);
+        let mut packed = PackedLeaf::from_data(&node_of(&keys)).unwrap();
+        let removed: Vec<usize> = (0..100).filter(|i| i % 3 != 1 || *i < 40).collect();
+        for &i in removed.iter().rev() {
+            let pos = packed.seek_ge(&keys.0[i], &keys).0.unwrap();
+            packed = packed.with_remove(pos);
+        }
+        assert!(packed.windows.len() < 100usize.div_ceil(WINDOW));
+        for (i, key) in keys.0.iter().enumerate() {
+            let want = (!removed.contains(&i)).then_some(i as u64);
+            assert_eq!(packed.get(key, &keys), want, "{i}");
+            assert_eq!(
+                packed.get_candidate(key, &keys).filter(|&p| p == i as u64),
+                want
+            );
+        }
+        let unpacked = packed.unpack(&keys);
+        assert_eq!(unpacked.payloads_in_order(), packed.payloads_in_order());
+    }
+
+    /// Keys equal in their first eight bytes after the prefix all get one
+    /// hint: past [`MAX_TIES`] of them the leaf stays a data node.
+    #[test]
+    fn many_ties_and_wide_payloads_stay_dense() {
+        let middle = (0..20u8).map(|i| [b"mmmmmmmmmmmm".as_slice(), &[i]].concat());
+        let tied = Keys(
+            [b"a".to_vec()]
+                .into_iter()
+                .chain(middle)
+                .chain([b"z".to_vec()])
+                .collect(),
+        );
+        assert!(PackedLeaf::from_data(&node_of(&tied)).is_none());
+        let keys = spread_keys(10);
+        let wide: Vec<u64> = (0..10).map(|i| i | (1 << 30)).collect();
+        let mks: Vec<u64> = keys
+            .0
+            .iter()
+            .map(|k| Projection::default().model_key(k))
+            .collect();
+        assert!(PackedLeaf::pack(Projection::default(), &mks, &wide).is_none());
+    }
+}
