@@ -1,7 +1,9 @@
 //! Structure under large insert workloads: the tree stays shallow, nodes
 //! stay dense, and the structure changes the cost model calls for happen.
 
-use alexdb_engine::index::{AlexIndex, IndexStats, KeyResolver, SIDE_REBUILD_KEYS, ScanDirection};
+use alexdb_engine::index::{
+    AlexIndex, IndexStats, KeyResolver, LeafForm, SIDE_REBUILD_KEYS, ScanDirection,
+};
 
 const N: u64 = 200_000;
 
@@ -234,7 +236,7 @@ fn a_large_bulk_load_by_positions_matches_the_single_threaded_one() {
     sorted.sort_unstable();
     let keys = Keys(sorted);
     let payload_of = |p: u64| p * 3;
-    let index = AlexIndex::bulk_load_positions(n as usize, &keys, &payload_of);
+    let index = AlexIndex::bulk_load_positions(n as usize, &keys, &payload_of, LeafForm::Dense);
     let serial = AlexIndex::bulk_load(&(0..n).collect::<Vec<_>>(), &keys);
     let (built, expected) = (index.stats(), serial.stats());
     assert_eq!(

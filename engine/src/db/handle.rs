@@ -22,7 +22,7 @@ use crate::format::index_checkpoint::{INDEX_FILE, INDEX_TMP_FILE};
 use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
-use crate::index::AlexIndex;
+use crate::index::{AlexIndex, LeafForm};
 use crate::mvcc::merge_stack;
 use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
@@ -94,6 +94,7 @@ impl Db {
             &manifest,
             options.segment_bytes,
             recovery::Mode::Primary,
+            leaf_form(&options),
         )?;
         let shared = Arc::new(build_shared(dir, options, Some(lock), manifest, recovered)?);
         retire_older_format_segment(&shared)?;
@@ -103,7 +104,6 @@ impl Db {
         // would have built.
         compaction::apply_range_tombstones(&shared);
         index_save::save_after_open(&shared);
-        pack_indexes(&shared);
         let compactor = match shared.options.background_compaction {
             true => Some(Compactor::start(&shared)?),
             false => None,
@@ -856,25 +856,25 @@ fn lock_dir(dir: &Path, options: &Options) -> Result<DirLock> {
 /// Recovers the database at `dir` read-only (see [`Db::open_read_only`]).
 fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
     let options = options.normalized();
-    let (manifest, recovered) =
-        recovery::read_only::recover_read_only(&options.file_system, dir, options.segment_bytes)?;
+    let (manifest, recovered) = recovery::read_only::recover_read_only(
+        &options.file_system,
+        dir,
+        options.segment_bytes,
+        leaf_form(&options),
+    )?;
     let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;
     // In memory only, as at a primary's open (see `Db::open`).
     compaction::apply_range_tombstones(&shared);
-    pack_indexes(&shared);
     Ok(shared)
 }
 
-/// Packs every keyspace's index leaves (see [`AlexIndex::pack_leaves`]),
-/// unless the options say not to: at open, the entries are those of a
-/// database at rest.
-///
-/// [`AlexIndex::pack_leaves`]: crate::index::AlexIndex::pack_leaves
-fn pack_indexes(shared: &Shared) {
-    if shared.options.pack_index_at_open {
-        for ks in shared.keyspaces.load().iter() {
-            ks.index.pack_leaves();
-        }
+/// The form of the leaves an open builds its indexes with: packed unless
+/// the options say not to (at open, the entries are those of a database at
+/// rest; see `engine/FORMAT.md`, "The index in memory").
+fn leaf_form(options: &Options) -> LeafForm {
+    match options.pack_index_at_open {
+        true => LeafForm::Packed,
+        false => LeafForm::Dense,
     }
 }
 

@@ -1,10 +1,11 @@
 //! Choosing an inner node's fanout and grouping its slots into children.
 //!
 //! A simplified version of ALEX's fanout tree: for each power-of-2 fanout
-//! in a range around `keys / TARGET_LEAF_KEYS`, train the node's model,
-//! group consecutive slots greedily into children of about
-//! `TARGET_LEAF_KEYS` keys (a child then fills several slots, ALEX's
-//! duplicate pointers), and price the result with the cost model: each
+//! in a range around `keys / target`, train the node's model, group
+//! consecutive slots greedily into children of about `target` keys (a
+//! child then fills several slots, ALEX's duplicate pointers), where the
+//! target is the leaves' ([`LeafSizes`]: data nodes', or packed leaves',
+//! which are bigger), and price the result with the cost model: each
 //! child's expected search and copy cost from a trial fit of its keys, one
 //! more inner level for a slot too crowded for a data node, and a small
 //! cost per slot. The cheapest fanout wins.
@@ -37,20 +38,44 @@ pub(crate) struct Plan {
     cost: f64,
 }
 
+/// The sizes of the leaves a bulk load builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LeafSizes {
+    /// Keys per leaf the grouping of slots aims for.
+    pub(crate) target: usize,
+    /// Most keys in one leaf.
+    pub(crate) build_max: usize,
+}
+
+/// Data nodes' sizes.
+pub(crate) const DATA_NODE_SIZES: LeafSizes = LeafSizes {
+    target: TARGET_LEAF_KEYS,
+    build_max: LEAF_BUILD_MAX_KEYS,
+};
+
+/// Packed leaves' sizes: their fixed cost (node, group table, the heap's
+/// rounding of four allocations) spread over more entries, about 0.5 byte
+/// an entry at 1,024 of them, against 2.5 bytes at data nodes' 192; a
+/// lookup searches one more cache line of window floors.
+pub(crate) const PACKED_LEAF_SIZES: LeafSizes = LeafSizes {
+    target: 1024,
+    build_max: 1536,
+};
+
 /// The cheapest plan for an inner node over the sorted model keys `mks`
-/// (at least two distinct).
-pub(crate) fn choose(mks: &[u64]) -> Plan {
-    let (lo, hi) = fanout_range(mks.len());
+/// (at least two distinct), with children of about `sizes.target` keys.
+pub(crate) fn choose(mks: &[u64], sizes: LeafSizes) -> Plan {
+    let (lo, hi) = fanout_range(mks.len(), sizes);
     let mut best: Option<Plan> = None;
     let mut fanout = lo;
     while fanout <= hi {
-        let plan = plan_for(mks, fanout);
+        let plan = plan_for(mks, fanout, sizes);
         if best.as_ref().is_none_or(|b| plan.cost < b.cost) {
             best = Some(plan);
         }
         fanout *= 2;
     }
-    best.unwrap_or_else(|| plan_for(mks, 2))
+    best.unwrap_or_else(|| plan_for(mks, 2, sizes))
 }
 
 /// The fanouts priced for a node over `n` keys: powers of 2 from about
@@ -58,9 +83,9 @@ pub(crate) fn choose(mks: &[u64]) -> Plan {
 /// data node) to about `4 n / TARGET_LEAF_KEYS`, all within
 /// `2..=MAX_INNER_SLOTS`. Over about 37.7M keys even the largest fanout
 /// leaves children too big for data nodes; they become inner nodes.
-fn fanout_range(n: usize) -> (usize, usize) {
-    let lo = prev_pow2(n / LEAF_BUILD_MAX_KEYS).clamp(2, MAX_INNER_SLOTS);
-    let hi = (n.saturating_mul(4) / TARGET_LEAF_KEYS)
+fn fanout_range(n: usize, sizes: LeafSizes) -> (usize, usize) {
+    let lo = prev_pow2(n / sizes.build_max).clamp(2, MAX_INNER_SLOTS);
+    let hi = (n.saturating_mul(4) / sizes.target)
         .checked_next_power_of_two()
         .unwrap_or(MAX_INNER_SLOTS)
         .clamp(lo, MAX_INNER_SLOTS);
@@ -76,13 +101,13 @@ fn prev_pow2(x: usize) -> usize {
 const COSTED_GROUPS: usize = 4096;
 
 /// The plan for a given fanout, with its cost.
-fn plan_for(mks: &[u64], fanout: usize) -> Plan {
+fn plan_for(mks: &[u64], fanout: usize, sizes: LeafSizes) -> Plan {
     let model = LinearModel::fit(mks, fanout as f64);
-    let groups = group_slots(mks, &model, fanout);
+    let groups = group_slots(mks, &model, fanout, sizes.target);
     let stride = groups.len().div_ceil(COSTED_GROUPS);
     let (mut sampled_cost, mut sampled_keys) = (0.0, 0);
     for g in groups.iter().step_by(stride) {
-        sampled_cost += group_cost(&mks[g.keys.clone()]);
+        sampled_cost += group_cost(&mks[g.keys.clone()], sizes);
         sampled_keys += g.keys.len();
     }
     let cost = sampled_cost / sampled_keys.max(1) as f64
@@ -96,18 +121,18 @@ fn plan_for(mks: &[u64], fanout: usize) -> Plan {
 }
 
 /// Total cost of the keys of one child.
-fn group_cost(mks: &[u64]) -> f64 {
+fn group_cost(mks: &[u64], sizes: LeafSizes) -> f64 {
     let n = mks.len();
-    if n <= LEAF_BUILD_MAX_KEYS {
+    if n <= sizes.build_max {
         return n as f64 * cost::data_node_cost(mks);
     }
-    let leaf = cost::data_node_cost(&mks[..TARGET_LEAF_KEYS]);
+    let leaf = cost::data_node_cost(&mks[..sizes.target]);
     n as f64 * (INNER_LEVEL_NS + leaf)
 }
 
 /// Greedy grouping: a slot joins the current child while the child is
-/// empty or stays within `TARGET_LEAF_KEYS` keys.
-fn group_slots(mks: &[u64], model: &LinearModel, fanout: usize) -> Vec<Group> {
+/// empty or stays within `target` keys.
+fn group_slots(mks: &[u64], model: &LinearModel, fanout: usize, target: usize) -> Vec<Group> {
     let mut groups = Vec::new();
     let (mut slot_start, mut key_start, mut key) = (0, 0, 0);
     for slot in 0..fanout {
@@ -116,7 +141,7 @@ fn group_slots(mks: &[u64], model: &LinearModel, fanout: usize) -> Vec<Group> {
             key += 1;
         }
         let current = first - key_start;
-        if slot > slot_start && current > 0 && current + (key - first) > TARGET_LEAF_KEYS {
+        if slot > slot_start && current > 0 && current + (key - first) > target {
             groups.push(Group {
                 slots: slot_start..slot,
                 keys: key_start..first,
@@ -140,7 +165,7 @@ mod tests {
     #[test]
     fn groups_cover_all_slots_and_keys() {
         let mks: Vec<u64> = (0..10_000u64).map(|i| i * i).collect();
-        let plan = choose(&mks);
+        let plan = choose(&mks, DATA_NODE_SIZES);
         assert!(plan.fanout.is_power_of_two());
         let mut slot = 0;
         let mut key = 0;
@@ -169,14 +194,14 @@ mod tests {
             usize::MAX / 2,
             usize::MAX,
         ] {
-            let (lo, hi) = fanout_range(n);
+            let (lo, hi) = fanout_range(n, DATA_NODE_SIZES);
             assert!(
                 lo.is_power_of_two() && lo >= 2 && lo <= hi && hi <= MAX_INNER_SLOTS,
                 "{n}: {lo}..={hi}"
             );
         }
         let mks: Vec<u64> = (0..40_000_000u64).map(|i| i << 20).collect();
-        let plan = choose(&mks);
+        let plan = choose(&mks, DATA_NODE_SIZES);
         assert_eq!(plan.fanout, MAX_INNER_SLOTS);
         let covered: usize = plan.groups.iter().map(|g| g.keys.len()).sum();
         assert_eq!(covered, mks.len());
@@ -189,7 +214,7 @@ mod tests {
             .collect::<Vec<_>>();
         let mut mks = mks;
         mks.sort_unstable();
-        let plan = choose(&mks);
+        let plan = choose(&mks, DATA_NODE_SIZES);
         let big = plan
             .groups
             .iter()

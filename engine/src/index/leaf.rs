@@ -59,7 +59,7 @@ impl<'g> Leaf<'g> {
     pub(crate) fn hint_lookup(self, key: &[u8]) {
         match self {
             Leaf::Dense(data) => data.hint_lookup(key),
-            Leaf::Packed(packed) => packed.hint_lookup(),
+            Leaf::Packed(packed) => packed.hint_lookup(key),
         }
     }
 

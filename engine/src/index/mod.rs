@@ -121,6 +121,18 @@ impl<R: KeyResolver + ?Sized> KeyResolver for &R {
     }
 }
 
+/// The form of the leaves a bulk load builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LeafForm {
+    /// Data nodes: gapped arrays of model keys and payloads, about 20
+    /// bytes an entry, that take every change in place or by a copy.
+    Dense,
+    /// Packed leaves where the entries fit one (see `packed_leaf`): about
+    /// 5 bytes an entry, for entries that take few new keys (a database
+    /// just opened). Data nodes elsewhere.
+    Packed,
+}
+
 /// The order of an [`AlexIndex::collect`] scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScanDirection {

@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::KeyResolver;
 use super::cost;
 use super::data_node::DataNode;
+use super::model::LinearModel;
 use super::node_heap::{self, HeapBox};
 use super::projection::Projection;
 
@@ -50,10 +51,15 @@ pub(crate) const WINDOW: usize = 32;
 /// leaf may hold; a leaf whose entries lie in more stays a data node.
 const MAX_GROUPS: usize = 128;
 
-/// Most entries with one hint in one window a packed leaf may have (keys
-/// that differ only past the projection's eight bytes); a leaf with more
-/// stays a data node, whose model keys settle more of them.
+/// Most entries with one hint in one window: a window that would hold
+/// more is split in two (down to windows of this many entries, where keys
+/// equal in the eight bytes the projection reads still tie, as they do in
+/// a data node).
 const MAX_TIES: usize = 8;
+
+/// Most entries a packed leaf takes; an insert past it unpacks the leaf so
+/// that the writer's structure changes split it.
+pub(crate) const MAX_PACKED_KEYS: usize = 2048;
 
 /// A run of consecutive entries sharing a floor and a shift.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,7 +167,13 @@ fn rotated_low(payload: u64) -> u32 {
 #[derive(Debug)]
 pub(crate) struct PackedLeaf {
     pub(super) proj: Projection,
-    windows: HeapBox<[Window]>,
+    /// Each window's floor, apart from the rest so that a search of them
+    /// reads 8 bytes a window.
+    floors: HeapBox<[u64]>,
+    /// Each window's first position (high 24 bits) and shift (low 8).
+    places: HeapBox<[u32]>,
+    /// Predicts a model key's window from the floors.
+    model: LinearModel,
     hints: HeapBox<[u8]>,
     words: HeapBox<[AtomicU32]>,
     groups: Groups,
@@ -182,34 +194,10 @@ impl PackedLeaf {
     /// Packs entries in key order with their model keys under `proj`.
     pub(crate) fn pack(proj: Projection, mks: &[u64], payloads: &[u64]) -> Option<Self> {
         debug_assert_eq!(mks.len(), payloads.len());
-        let groups = Groups::for_payloads(payloads)?;
-        let n = mks.len();
-        let mut windows = Vec::with_capacity(n.div_ceil(WINDOW));
-        let mut hints = Vec::with_capacity(n);
-        for (i, chunk) in mks.chunks(WINDOW).enumerate() {
-            let floor = chunk[0];
-            let span = chunk[chunk.len() - 1] - floor;
-            let shift = (u64::BITS - span.leading_zeros()).saturating_sub(8) as u8;
-            let start = hints.len();
-            hints.extend(chunk.iter().map(|&mk| ((mk - floor) >> shift) as u8));
-            if longest_tie(&hints[start..]) > MAX_TIES {
-                return None;
-            }
-            windows.push(Window {
-                floor,
-                start: (i * WINDOW) as u32,
-                shift,
-            });
-        }
-        let words = payloads.iter().map(|&p| groups.encode(p));
-        let words: Option<Vec<u32>> = words.collect();
-        Some(PackedLeaf {
-            proj,
-            windows: node_heap::slice_from_exact(windows.into_iter()),
-            hints: node_heap::slice_from_exact(hints.into_iter()),
-            words: node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new)),
-            groups,
-        })
+        let mut windows = Vec::with_capacity(mks.len().div_ceil(WINDOW));
+        let mut hints = Vec::with_capacity(mks.len());
+        push_windows(&mut windows, &mut hints, mks);
+        Self::assemble(proj, windows, hints, payloads)
     }
 
     /// The data node of these entries, with this leaf's projection: reads
@@ -248,7 +236,8 @@ impl PackedLeaf {
 
     /// Heap bytes of the leaf's arrays and prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
-        size_of_val(&*self.windows)
+        size_of_val(&*self.floors)
+            + size_of_val(&*self.places)
             + size_of_val(&*self.hints)
             + size_of_val(&*self.words)
             + self.groups.heap_bytes()
@@ -272,14 +261,36 @@ impl PackedLeaf {
         self.proj.model_key(key)
     }
 
+    /// Number of windows.
+    #[inline]
+    fn window_count(&self) -> usize {
+        self.floors.len()
+    }
+
+    /// Window `w`.
+    #[inline]
+    fn window(&self, w: usize) -> Window {
+        let place = self.places[w];
+        Window {
+            floor: self.floors[w],
+            start: place >> 8,
+            shift: place as u8,
+        }
+    }
+
+    /// Every window, to build a changed copy from.
+    fn window_list(&self) -> Vec<Window> {
+        (0..self.window_count()).map(|w| self.window(w)).collect()
+    }
+
     /// Entries `start..end` of window `w`.
     #[inline]
     fn window_range(&self, w: usize) -> Range<usize> {
-        let start = self.windows[w].start as usize;
+        let start = (self.places[w] >> 8) as usize;
         let end = self
-            .windows
+            .places
             .get(w + 1)
-            .map_or(self.len(), |next| next.start as usize);
+            .map_or(self.len(), |next| (next >> 8) as usize);
         start..end
     }
 
@@ -287,9 +298,46 @@ impl PackedLeaf {
     /// window's floor (every entry of the window is above it).
     #[inline]
     fn hint_in(&self, w: usize, mk: u64) -> Option<u8> {
-        let window = self.windows[w];
-        let above = mk.checked_sub(window.floor)?;
-        Some((above >> window.shift).min(255) as u8)
+        let above = mk.checked_sub(self.floors[w])?;
+        Some((above >> (self.places[w] as u8)).min(255) as u8)
+    }
+
+    /// The number of windows whose floor is below `mk`, searched from the
+    /// window the model predicts outwards.
+    #[inline]
+    fn windows_below(&self, mk: u64) -> usize {
+        let floors = &*self.floors;
+        let n = floors.len();
+        if n == 0 {
+            return 0;
+        }
+        let guess = self.model.predict_local(mk, n);
+        let mut step = 1;
+        if floors[guess] < mk {
+            let mut lo = guess;
+            let hi = loop {
+                match lo + step {
+                    next if next >= n => break n,
+                    next if floors[next] >= mk => break next,
+                    next => lo = next,
+                }
+                step *= 2;
+            };
+            lo + 1 + floors[lo + 1..hi].partition_point(|&f| f < mk)
+        } else {
+            let mut hi = guess;
+            let lo = loop {
+                if step > hi {
+                    break 0;
+                }
+                if floors[hi - step] < mk {
+                    break hi - step + 1;
+                }
+                hi -= step;
+                step *= 2;
+            };
+            lo + floors[lo..hi].partition_point(|&f| f < mk)
+        }
     }
 
     /// Calls `visit` on each entry whose hint ties with `mk`'s, in key
@@ -304,8 +352,8 @@ impl PackedLeaf {
     ) -> Result<usize, B> {
         // Windows before the last whose floor is below `mk` hold only
         // entries below it (their model keys are at most that floor).
-        let first = self.windows.partition_point(|w| w.floor < mk);
-        for w in first.saturating_sub(1)..self.windows.len() {
+        let first = self.windows_below(mk);
+        for w in first.saturating_sub(1)..self.window_count() {
             let range = self.window_range(w);
             let Some(hint) = self.hint_in(w, mk) else {
                 return Ok(range.start);
@@ -388,14 +436,13 @@ impl PackedLeaf {
         .err()
     }
 
-    /// Hints the CPU to load what a lookup reads first.
+    /// Hints the CPU to load the floor a lookup of `key` starts at.
     #[inline]
-    pub(crate) fn hint_lookup(&self) {
-        if let Some(window) = self.windows.first() {
-            crate::io::prefetch::prefetch_value(window);
-        }
-        if let Some(hint) = self.hints.first() {
-            crate::io::prefetch::prefetch_value(hint);
+    pub(crate) fn hint_lookup(&self, key: &[u8]) {
+        let n = self.window_count();
+        if n > 0 {
+            let guess = self.model.predict_local(self.model_key(key), n);
+            crate::io::prefetch::prefetch_value(&self.floors[guess]);
         }
     }
 
@@ -416,59 +463,225 @@ impl PackedLeaf {
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
         let mut payloads = self.payloads_in_order();
         payloads[pos] = payload;
-        let groups = Groups::for_payloads(&payloads)?;
+        let (windows, hints) = (self.window_list(), self.hints.to_vec());
+        Self::assemble(self.proj.clone(), windows, hints, &payloads)
+    }
+
+    /// A copy with a new entry for `key` (model key from its bytes) and
+    /// `payload` at position `pos` (where [`Self::seek_ge`] found the first
+    /// key above it), or `None` if it does not fit (the leaf is full, the
+    /// payloads do not fit words, or keys tie past what a packed leaf
+    /// takes). The new entry's hint comes from its own model key in the
+    /// window that takes it; a window grown crowded (twice [`WINDOW`]
+    /// entries, or a run of ties) is rebuilt from its entries' keys, read
+    /// through `resolver`, and no other key is read. An entry past the end
+    /// of a window whose hints it would outrun starts a window of its own
+    /// (appends read no key).
+    pub(crate) fn with_insert<R: KeyResolver>(
+        &self,
+        key: &[u8],
+        pos: usize,
+        payload: u64,
+        resolver: &R,
+    ) -> Option<Self> {
+        if self.len() >= MAX_PACKED_KEYS {
+            return None;
+        }
+        let mk = self.model_key(key);
+        let mut windows = self.window_list();
+        let (w, hint) = match self.window_taking(pos, mk) {
+            Some((w, hint)) => {
+                windows[w + 1..].iter_mut().for_each(|x| x.start += 1);
+                (w, hint)
+            }
+            None => {
+                // A window of its own, after those ending at `pos`.
+                let at = windows.partition_point(|x| (x.start as usize) < pos);
+                let shift = windows.get(at.saturating_sub(1)).map_or(0, |x| x.shift);
+                windows[at..].iter_mut().for_each(|x| x.start += 1);
+                let start = pos as u32;
+                windows.insert(
+                    at,
+                    Window {
+                        floor: mk,
+                        start,
+                        shift,
+                    },
+                );
+                (at, 0)
+            }
+        };
+        let mut hints = self.hints.to_vec();
+        hints.insert(pos, hint);
+        let mut payloads = self.payloads_in_order();
+        payloads.insert(pos, payload);
+        let leaf = Self::assemble(self.proj.clone(), windows, hints, &payloads)?;
+        match leaf.is_crowded(w) {
+            true => leaf.rewindowed(w, (pos, mk), resolver),
+            false => Some(leaf),
+        }
+    }
+
+    /// The window that takes a new entry of model key `mk` at `pos`, and
+    /// the entry's hint there; `None` for a window of its own (before every
+    /// window, in an empty leaf, or past the end of a window where its hint
+    /// would be clamped or tie with the window's last).
+    fn window_taking(&self, pos: usize, mk: u64) -> Option<(usize, u8)> {
+        let w = self
+            .places
+            .partition_point(|&x| (x >> 8) as usize <= pos)
+            .checked_sub(1)?;
+        let range = self.window_range(w);
+        // Entries before `pos` are below the key: `mk` is at least their
+        // model keys, hence at least the floor of a window that holds one.
+        // At a window's first entry it may be below that floor: the entry
+        // then ends the previous window.
+        let (w, range) = match mk < self.floors[w] {
+            true => (w.checked_sub(1)?, self.window_range(w - 1)),
+            false => (w, range),
+        };
+        let hint = self.hint_in(w, mk)?;
+        let at_end = pos == range.end;
+        let outrun = hint == u8::MAX || range.is_empty() || self.hints[range.end - 1] == hint;
+        (!(at_end && outrun)).then_some((w, hint))
+    }
+
+    /// Whether window `w` has grown past twice [`WINDOW`] entries or a run
+    /// of ties longer than [`MAX_TIES`].
+    fn is_crowded(&self, w: usize) -> bool {
+        let range = self.window_range(w);
+        range.len() > 2 * WINDOW || longest_tie(&self.hints[range]) > MAX_TIES
+    }
+
+    /// This leaf with window `w` split into windows of [`WINDOW`] entries
+    /// with fresh floors and shifts, from its entries' keys (but for the
+    /// entry `known.0`, whose model key `known.1` is given: a new entry's
+    /// record need not be resolvable yet); `None` if the payloads do not
+    /// fit words.
+    fn rewindowed<R: KeyResolver>(
+        &self,
+        w: usize,
+        known: (usize, u64),
+        resolver: &R,
+    ) -> Option<Self> {
+        let range = self.window_range(w);
+        let mks: Vec<u64> = range
+            .clone()
+            .map(|pos| match pos == known.0 {
+                true => known.1,
+                false => self.model_key(resolver.key(self.payload_at(pos))),
+            })
+            .collect();
+        let all = self.window_list();
+        let mut windows = all[..w].to_vec();
+        let mut hints = self.hints[..range.start].to_vec();
+        push_windows(&mut windows, &mut hints, &mks);
+        windows.extend_from_slice(&all[w + 1..]);
+        hints.extend_from_slice(&self.hints[range.end..]);
+        Self::assemble(self.proj.clone(), windows, hints, &self.payloads_in_order())
+    }
+
+    /// A leaf of these parts, its words encoded anew (`None` if the
+    /// payloads do not fit).
+    fn assemble(
+        proj: Projection,
+        windows: Vec<Window>,
+        hints: Vec<u8>,
+        payloads: &[u64],
+    ) -> Option<Self> {
+        let groups = Groups::for_payloads(payloads)?;
         let words: Option<Vec<u32>> = payloads.iter().map(|&p| groups.encode(p)).collect();
-        Some(PackedLeaf {
-            proj: self.proj.clone(),
-            windows: node_heap::slice_from_exact(self.windows.iter().copied()),
-            hints: node_heap::slice_from_exact(self.hints.iter().copied()),
-            words: node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new)),
+        let words = node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new));
+        Some(Self::with_parts(proj, &windows, hints, words, groups))
+    }
+
+    /// A leaf of these parts, with its windows' model fitted.
+    fn with_parts(
+        proj: Projection,
+        windows: &[Window],
+        hints: Vec<u8>,
+        words: HeapBox<[AtomicU32]>,
+        groups: Groups,
+    ) -> Self {
+        let floors: Vec<u64> = windows.iter().map(|w| w.floor).collect();
+        let places = windows.iter().map(|w| (w.start << 8) | u32::from(w.shift));
+        PackedLeaf {
+            proj,
+            model: LinearModel::fit(&floors, floors.len() as f64),
+            floors: node_heap::slice_from_exact(floors.into_iter()),
+            places: node_heap::slice_from_exact(places),
+            hints: node_heap::slice_from_exact(hints.into_iter()),
+            words,
             groups,
-        })
+        }
     }
 
     /// A copy without entry `pos`. Floors stay (they remain lower bounds);
     /// a window left empty is dropped.
     pub(crate) fn with_remove(&self, pos: usize) -> Self {
-        let windows = self.windows.iter().enumerate().filter_map(|(w, window)| {
+        let windows = (0..self.window_count()).filter_map(|w| {
             let range = self.window_range(w);
             if range.len() == 1 && range.start == pos {
                 return None;
             }
+            let window = self.window(w);
             let start = window.start - u32::from(window.start as usize > pos);
-            Some(Window { start, ..*window })
+            Some(Window { start, ..window })
         });
         let windows: Vec<Window> = windows.collect();
         let skip = |i: &usize| *i != pos;
-        PackedLeaf {
-            proj: self.proj.clone(),
-            windows: node_heap::slice_from_exact(windows.into_iter()),
-            hints: node_heap::slice_from_exact(
-                (0..self.len())
-                    .filter(skip)
-                    .map(|i| self.hints[i])
-                    .collect::<Vec<_>>()
-                    .into_iter(),
+        let hints = (0..self.len())
+            .filter(skip)
+            .map(|i| self.hints[i])
+            .collect();
+        let words = (0..self.len())
+            .filter(skip)
+            .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
+            .collect::<Vec<_>>();
+        let groups = Groups {
+            table: node_heap::slice_from_exact(
+                self.groups
+                    .table
+                    .iter()
+                    .map(|g| AtomicU32::new(g.load(Ordering::Relaxed))),
             ),
-            words: node_heap::slice_from_exact(
-                (0..self.len())
-                    .filter(skip)
-                    .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
-            groups: Groups {
-                table: node_heap::slice_from_exact(
-                    self.groups
-                        .table
-                        .iter()
-                        .map(|g| AtomicU32::new(g.load(Ordering::Relaxed))),
-                ),
-                used: AtomicU32::new(self.groups.used.load(Ordering::Relaxed)),
-                value_bits: self.groups.value_bits,
-            },
-        }
+            used: AtomicU32::new(self.groups.used.load(Ordering::Relaxed)),
+            value_bits: self.groups.value_bits,
+        };
+        let words = node_heap::slice_from_exact(words.into_iter());
+        Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
     }
+}
+
+/// Appends windows of up to [`WINDOW`] entries over the model keys `mks`
+/// (sorted), after `hints.len()` entries already placed, and their hints.
+fn push_windows(windows: &mut Vec<Window>, hints: &mut Vec<u8>, mks: &[u64]) {
+    for chunk in mks.chunks(WINDOW) {
+        push_window(windows, hints, chunk);
+    }
+}
+
+/// Appends a window over the model keys `mks` (sorted, not empty), or two
+/// over its halves, recursively, where one would hold a run of more than
+/// [`MAX_TIES`] ties (clustered keys beside far ones: one shift cannot
+/// tell both apart).
+fn push_window(windows: &mut Vec<Window>, hints: &mut Vec<u8>, mks: &[u64]) {
+    let floor = mks[0];
+    let span = mks[mks.len() - 1] - floor;
+    let shift = (u64::BITS - span.leading_zeros()).saturating_sub(8) as u8;
+    let start = hints.len();
+    hints.extend(mks.iter().map(|&mk| ((mk - floor) >> shift) as u8));
+    if mks.len() > MAX_TIES && longest_tie(&hints[start..]) > MAX_TIES {
+        hints.truncate(start);
+        let (low, high) = mks.split_at(mks.len() / 2);
+        push_window(windows, hints, low);
+        return push_window(windows, hints, high);
+    }
+    windows.push(Window {
+        floor,
+        start: start as u32,
+        shift,
+    });
 }
 
 /// The longest run of equal values in `hints`.
@@ -545,7 +758,7 @@ mod tests {
             let pos = packed.seek_ge(&keys.0[i], &keys).0.unwrap();
             packed = packed.with_remove(pos);
         }
-        assert!(packed.windows.len() < 100usize.div_ceil(WINDOW));
+        assert!(packed.window_count() < 100usize.div_ceil(WINDOW));
         for (i, key) in keys.0.iter().enumerate() {
             let want = (!removed.contains(&i)).then_some(i as u64);
             assert_eq!(packed.get(key, &keys), want, "{i}");
@@ -558,10 +771,87 @@ mod tests {
         assert_eq!(unpacked.payloads_in_order(), packed.payloads_in_order());
     }
 
-    /// Keys equal in their first eight bytes after the prefix all get one
-    /// hint: past [`MAX_TIES`] of them the leaf stays a data node.
+    /// A resolver over `keys` that counts its reads.
+    struct Counting<'k>(&'k Keys, std::cell::Cell<usize>);
+
+    impl KeyResolver for Counting<'_> {
+        fn key(&self, payload: u64) -> &[u8] {
+            self.1.set(self.1.get() + 1);
+            self.0.key(payload)
+        }
+    }
+
+    /// Inserts `order` (indices into `keys`, payload = index) one by one
+    /// into `leaf`, then checks every key of `keys` that is in `present`
+    /// or `order` is found and no other; returns the leaf.
+    fn insert_all(mut leaf: PackedLeaf, keys: &Keys, order: &[usize]) -> PackedLeaf {
+        for &i in order {
+            let (pos, equal) = leaf.seek_ge(&keys.0[i], keys);
+            assert!(!equal, "{i} is new");
+            let pos = pos.unwrap_or(leaf.len());
+            leaf = leaf
+                .with_insert(&keys.0[i], pos, i as u64, keys)
+                .expect("fits");
+        }
+        leaf
+    }
+
+    /// Appends past the last key start windows of their own and read no
+    /// key; inserts in the middle and before the first key keep every
+    /// lookup right, and a crowded window is rebuilt from its keys.
     #[test]
-    fn many_ties_and_wide_payloads_stay_dense() {
+    fn inserts_keep_lookups_and_appends_read_no_key() {
+        let keys = spread_keys(600);
+        let base: Vec<u64> = (200..400).collect();
+        let base_keys = Keys(keys.0.clone());
+        let mks: Vec<u64> = base
+            .iter()
+            .map(|&i| Projection::default().model_key(&keys.0[i as usize]))
+            .collect();
+        let leaf = PackedLeaf::pack(Projection::default(), &mks, &base).unwrap();
+        let counting = Counting(&base_keys, std::cell::Cell::new(0));
+        let mut appended = leaf;
+        for i in 400..600 {
+            let key = &keys.0[i];
+            appended = appended
+                .with_insert(key, appended.len(), i as u64, &counting)
+                .unwrap();
+        }
+        assert_eq!(counting.1.get(), 0, "appends read no key");
+        let middle: Vec<usize> = (0..200).rev().collect();
+        let mut leaf = insert_all(appended, &keys, &middle);
+        assert_eq!(leaf.len(), 600);
+        for (i, key) in keys.0.iter().enumerate() {
+            assert_eq!(leaf.get(key, &keys), Some(i as u64), "{i}");
+            assert_eq!(leaf.get_candidate(key, &keys), Some(i as u64), "{i}");
+        }
+        // Dense inserts between neighbours crowd a window until it is rebuilt.
+        let between: Vec<Vec<u8>> = (1..=100u64)
+            .map(|j| (300 * 0x0123_4567_89ab + j).to_be_bytes().to_vec())
+            .collect();
+        let mut all = keys.0.clone();
+        all.extend(between.iter().cloned());
+        let all = Keys(all);
+        for j in 0..100 {
+            let key = &all.0[600 + j];
+            let (pos, equal) = leaf.seek_ge(key, &all);
+            assert!(!equal);
+            leaf = leaf
+                .with_insert(key, pos.unwrap(), 600 + j as u64, &all)
+                .unwrap();
+        }
+        for (i, key) in all.0.iter().enumerate() {
+            assert_eq!(leaf.get(key, &all), Some(i as u64), "{i}");
+        }
+        assert!(leaf.window_count() > 700 / (2 * WINDOW));
+        assert_eq!(leaf.unpack(&all).len(), 700);
+    }
+
+    /// Keys equal in their first eight bytes after the prefix all get one
+    /// hint: they go to windows of at most [`MAX_TIES`] and are told apart
+    /// by their keys. Payloads too wide for words stay in a data node.
+    #[test]
+    fn ties_pack_in_small_windows_and_wide_payloads_stay_dense() {
         let middle = (0..20u8).map(|i| [b"mmmmmmmmmmmm".as_slice(), &[i]].concat());
         let tied = Keys(
             [b"a".to_vec()]
@@ -570,7 +860,11 @@ mod tests {
                 .chain([b"z".to_vec()])
                 .collect(),
         );
-        assert!(PackedLeaf::from_data(&node_of(&tied)).is_none());
+        let packed = PackedLeaf::from_data(&node_of(&tied)).unwrap();
+        assert!(packed.window_count() >= 3);
+        for (i, key) in tied.0.iter().enumerate() {
+            assert_eq!(packed.get_candidate(key, &tied), Some(i as u64));
+        }
         let keys = spread_keys(10);
         let wide: Vec<u64> = (0..10).map(|i| i | (1 << 30)).collect();
         let mks: Vec<u64> = keys

@@ -179,6 +179,36 @@ impl<'g, R: KeyResolver> Writer<'_, 'g, R> {
         node
     }
 
+    /// Upserts `key` into the packed leaf `leaf` (reached through `path`):
+    /// `Some(previous payload)` if done (the payload stored in place or a
+    /// copy linked), `None` if the leaf cannot take it (the caller unpacks
+    /// the leaf and retries).
+    pub(crate) fn upsert_packed(
+        &self,
+        path: &[Step<'g>],
+        leaf: NodeRef<'g>,
+        key: &[u8],
+        payload: u64,
+    ) -> Option<Option<u64>> {
+        let Node::Packed(packed) = leaf.get() else {
+            unreachable!("upsert_packed is given a packed leaf")
+        };
+        match packed.seek_ge(key, self.resolver) {
+            (Some(pos), true) => {
+                let old = packed.payload_at(pos);
+                self.store_packed(path, leaf, pos, payload)
+                    .then_some(Some(old))
+            }
+            (pos, _) => {
+                let pos = pos.unwrap_or(packed.len());
+                let copy = packed.with_insert(key, pos, payload, self.resolver)?;
+                let copy = NodeRef::publish(Node::Packed(copy), self.guard);
+                self.replace(path, leaf, copy);
+                Some(None)
+            }
+        }
+    }
+
     /// Stores `payload` into entry `pos` of the packed leaf `leaf`: in
     /// place, or in a copy with a bigger group table. Returns false if the
     /// payload fits neither (the caller unpacks the leaf).

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossbeam_epoch::{self as epoch, Guard};
 
-use super::bulk_load::{build_subtree, build_subtree_by_position};
+use super::bulk_load::{build_subtree_as, build_subtree_by_position};
 use super::data_node::DataNode;
 use super::known_keys::Entries;
 use super::leaf::Leaf;
@@ -15,7 +15,7 @@ use super::retired;
 use super::side_rebuild::{self, CHUNK, LOCKED_REPLAY, SideRebuild, Write};
 use super::smo::{Writer, as_data, retire_subtree};
 use super::stats::{self, Counters, IndexStats};
-use super::{KeyResolver, ScanDirection, pack, scan};
+use super::{KeyResolver, LeafForm, ScanDirection, pack, scan};
 
 /// Keys [`AlexIndex::get_candidates`] takes down the tree together: enough
 /// for their cache misses to overlap, few enough that the lines hinted for
@@ -74,13 +74,19 @@ impl AlexIndex {
     /// lexicographic) with unique keys, built top-down with cost-chosen
     /// fanouts so that data nodes hold roughly 100-400 keys.
     pub fn bulk_load<R: KeyResolver>(payloads: &[u64], resolver: &R) -> Self {
+        Self::bulk_load_as(payloads, resolver, LeafForm::Dense)
+    }
+
+    /// [`Self::bulk_load`] with leaves of the given form.
+    pub fn bulk_load_as<R: KeyResolver>(payloads: &[u64], resolver: &R, form: LeafForm) -> Self {
         debug_assert!(
             payloads
                 .windows(2)
                 .all(|w| resolver.key(w[0]) < resolver.key(w[1]))
         );
         let guard = epoch::pin();
-        let root = build_subtree(Entries::unknown(payloads, resolver), false, &guard);
+        let entries = Entries::unknown(payloads, resolver);
+        let root = build_subtree_as(entries, false, form, &guard);
         Self::with_root(Link::new(root), payloads.len())
     }
 
@@ -88,14 +94,16 @@ impl AlexIndex {
     /// position `0..n` into its key (positions must be in key order, keys
     /// unique) and `payload_of` into the payload stored for it. Builds from
     /// keys held apart from the payloads' records (an index checkpoint).
-    /// A large index is built by two threads.
+    /// A large index is built by two threads. Leaves are of the form
+    /// `form`.
     pub fn bulk_load_positions<R: KeyResolver + Sync>(
         n: usize,
         resolver: &R,
         payload_of: &(dyn Fn(u64) -> u64 + Sync),
+        form: LeafForm,
     ) -> Self {
         let guard = epoch::pin();
-        let root = build_subtree_by_position(n, resolver, payload_of, &guard);
+        let root = build_subtree_by_position(n, resolver, payload_of, form, &guard);
         Self::with_root(Link::new(root), n)
     }
 
@@ -232,18 +240,22 @@ impl AlexIndex {
         let w = self.writer(resolver, &guard);
         loop {
             let (path, leaf_ref) = w.descend(key);
-            if let Node::Packed(packed) = leaf_ref.get() {
-                // An overwrite fits a packed leaf; a new key does not.
-                if let (Some(pos), true) = packed.seek_ge(key, resolver) {
-                    let old = packed.payload_at(pos);
-                    if w.store_packed(&path, leaf_ref, pos, payload) {
+            if let Node::Packed(_) = leaf_ref.get() {
+                match w.upsert_packed(&path, leaf_ref, key, payload) {
+                    Some(previous) => {
+                        if previous.is_none() {
+                            Writer::<R>::count_key(&path, true);
+                            self.len.fetch_add(1, Ordering::Relaxed);
+                        }
                         self.side
                             .log(path.iter().map(|s| s.node()), key, Some(payload));
-                        return Some(old);
+                        return previous;
+                    }
+                    None => {
+                        w.unpacked(&path, leaf_ref);
+                        continue;
                     }
                 }
-                w.unpacked(&path, leaf_ref);
-                continue;
             }
             let leaf = as_data(leaf_ref);
             let mk = leaf.model_key(key);
@@ -319,21 +331,24 @@ impl AlexIndex {
             let w = self.writer(resolver, &guard);
             let group = next;
             let (path, leaf_ref) = w.descend(entries[order[group]].0);
-            if let Node::Packed(packed) = leaf_ref.get() {
-                // Packed leaves take the group's entries one by one while
-                // they overwrite, and are unpacked for the first new key.
+            if let Node::Packed(_) = leaf_ref.get() {
+                // A packed leaf takes the entries one at a time.
                 let (key, payload) = entries[order[group]];
-                if let (Some(pos), true) = packed.seek_ge(key, resolver) {
-                    let old = packed.payload_at(pos);
-                    if w.store_packed(&path, leaf_ref, pos, payload) {
+                match w.upsert_packed(&path, leaf_ref, key, payload) {
+                    Some(old) => {
+                        if old.is_none() {
+                            Writer::<R>::count_key(&path, true);
+                            self.len.fetch_add(1, Ordering::Relaxed);
+                        }
                         self.side
                             .log(path.iter().map(|s| s.node()), key, Some(payload));
-                        previous[order[group]] = Some(old);
+                        previous[order[group]] = old;
                         next = group + 1;
-                        continue;
+                    }
+                    None => {
+                        w.unpacked(&path, leaf_ref);
                     }
                 }
-                w.unpacked(&path, leaf_ref);
                 continue;
             }
             let leaf = as_data(leaf_ref);

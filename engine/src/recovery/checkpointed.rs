@@ -33,7 +33,7 @@ use crate::format::live_segments::LiveSegments;
 use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
-use crate::index::{AlexIndex, KeyResolver};
+use crate::index::{AlexIndex, KeyResolver, LeafForm};
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::recovery::checkpoint_mark::CheckpointMark;
@@ -52,6 +52,7 @@ pub(super) fn recover(
     live: &LiveSegments,
     opened: &Opened,
     mode: Mode,
+    form: LeafForm,
 ) -> Result<Option<Recovered>> {
     let Some(bytes) = map_checkpoint(fs, &dir.join(INDEX_FILE)) else {
         return Ok(None);
@@ -86,7 +87,7 @@ pub(super) fn recover(
         restore_below_cut(segment, info);
     }
     let table = SegmentTable::new(opened.segments.clone());
-    let keyspaces = load_keyspaces(manifest, &checkpoint, &table)?;
+    let keyspaces = load_keyspaces(manifest, &checkpoint, &table, form)?;
     let mut last_seq = checkpoint.cut.seq;
     for (s, scan) in split.unread.iter().zip(&scans) {
         last_seq = last_seq.max(s.header().seq_floor.saturating_sub(1));
@@ -226,13 +227,14 @@ fn load_keyspaces(
     manifest: &Manifest,
     c: &IndexCheckpoint<'_>,
     table: &SegmentTable,
+    form: LeafForm,
 ) -> Result<HashMap<u32, Arc<Keyspace>>> {
     let mut sections: HashMap<u32, &KeyspaceSection<'_>> =
         c.keyspaces.iter().map(|k| (k.id, k)).collect();
     let mut out = HashMap::new();
     for (id, name) in &manifest.keyspaces {
         let keyspace = match sections.remove(id) {
-            Some(section) => load_keyspace(*id, name, section, table),
+            Some(section) => load_keyspace(*id, name, section, table, form),
             None => Keyspace::new(KeyspaceId(*id), name.clone(), AlexIndex::new(), 0),
         };
         out.insert(*id, Arc::new(keyspace));
@@ -249,7 +251,13 @@ fn load_keyspaces(
 }
 
 /// One keyspace from its section: entries into live segments only.
-fn load_keyspace(id: u32, name: &str, s: &KeyspaceSection<'_>, table: &SegmentTable) -> Keyspace {
+fn load_keyspace(
+    id: u32,
+    name: &str,
+    s: &KeyspaceSection<'_>,
+    table: &SegmentTable,
+    form: LeafForm,
+) -> Keyspace {
     let is_live = |i: usize| table.get(Location(s.location(i)).segment()).is_some();
     // Usually every entry is kept: then positions are the section's own.
     let kept: Option<Vec<usize>> = match (0..s.len()).all(is_live) {
@@ -261,7 +269,8 @@ fn load_keyspace(id: u32, name: &str, s: &KeyspaceSection<'_>, table: &SegmentTa
         kept: kept.as_deref(),
     };
     let len = kept.as_ref().map_or(s.len(), Vec::len);
-    let index = AlexIndex::bulk_load_positions(len, &resolver, &|p| s.location(resolver.entry(p)));
+    let location = |p| s.location(resolver.entry(p));
+    let index = AlexIndex::bulk_load_positions(len, &resolver, &location, form);
     let live = (0..len as u64)
         .filter(|&p| !Location(s.location(resolver.entry(p))).is_tombstone())
         .count() as u64;

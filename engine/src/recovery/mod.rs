@@ -43,7 +43,7 @@ use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
-use crate::index::AlexIndex;
+use crate::index::{AlexIndex, LeafForm};
 use crate::io::FileSystem;
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::segment::file_scan::scan_file_from;
@@ -94,10 +94,12 @@ pub(crate) fn recover(
     manifest: &Manifest,
     segment_bytes: u64,
     mode: Mode,
+    form: LeafForm,
 ) -> Result<Recovered> {
     let opened = files::open_segments(fs, dir, manifest.live.as_ref(), segment_bytes, mode)?;
     if let Some(live) = &manifest.live
-        && let Some(recovered) = checkpointed::recover(fs, dir, manifest, live, &opened, mode)?
+        && let Some(recovered) =
+            checkpointed::recover(fs, dir, manifest, live, &opened, mode, form)?
     {
         if mode == Mode::Primary {
             files::remove_leftovers(fs, &opened.leftovers)?;
@@ -129,7 +131,7 @@ pub(crate) fn recover(
             }
         }
     }
-    let keyspaces = build_keyspaces(manifest, &table, by_ks);
+    let keyspaces = build_keyspaces(manifest, &table, by_ks, form);
     if mode == Mode::Primary {
         files::remove_leftovers(fs, &opened.leftovers)?;
     }
@@ -209,6 +211,7 @@ fn build_keyspaces(
     manifest: &Manifest,
     table: &SegmentTable,
     mut by_ks: HashMap<u32, Vec<Found<'_>>>,
+    form: LeafForm,
 ) -> Vec<Arc<Keyspace>> {
     let resolver = TableResolver::new(table);
     let mut out = Vec::new();
@@ -266,7 +269,7 @@ fn build_keyspaces(
             payloads.push(f.loc.0);
             live += u64::from(!f.loc.is_tombstone());
         }
-        let index = AlexIndex::bulk_load(&payloads, &resolver);
+        let index = AlexIndex::bulk_load_as(&payloads, &resolver, form);
         let keyspace = Keyspace::new(KeyspaceId(*id), name.clone(), index, live);
         keyspace.set_range_tombstones(tombstones);
         out.push(Arc::new(keyspace));

@@ -19,6 +19,7 @@ use crate::io::FileSystem;
 
 use super::files::is_vanished_segment;
 use super::{Mode, Recovered, recover};
+use crate::index::LeafForm;
 
 /// How many times the MANIFEST is read before a missing segment is reported.
 pub(crate) const ATTEMPTS: usize = 5;
@@ -29,11 +30,12 @@ pub(crate) fn recover_read_only(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     segment_bytes: u64,
+    form: LeafForm,
 ) -> Result<(Manifest, Recovered)> {
     let mut attempt = 1;
     loop {
         let manifest = read_existing_manifest(fs, dir)?;
-        match recover(fs, dir, &manifest, segment_bytes, Mode::ReadOnly) {
+        match recover(fs, dir, &manifest, segment_bytes, Mode::ReadOnly, form) {
             Ok(recovered) => return Ok((manifest, recovered)),
             Err(e) if attempt < ATTEMPTS && is_vanished_segment(&e) => attempt += 1,
             Err(e) => return Err(e),
