@@ -155,6 +155,42 @@ impl Groups {
     fn heap_bytes(&self) -> usize {
         size_of_val(&*self.table)
     }
+
+    /// A copy with room for `capacity` groups (at least those in use).
+    fn copy(&self, capacity: usize) -> Groups {
+        let used = self.used.load(Ordering::Relaxed) as usize;
+        let table = (0..capacity.max(used)).map(|slot| match slot < used {
+            true => AtomicU32::new(self.table[slot].load(Ordering::Relaxed)),
+            false => AtomicU32::new(0),
+        });
+        Groups {
+            table: node_heap::slice_from_exact(table),
+            used: AtomicU32::new(used as u32),
+            value_bits: self.value_bits,
+        }
+    }
+
+    /// A copy that holds `payload`'s group (grown by one group and a free
+    /// slot if it must), and `payload`'s word in it; `None` if the slot
+    /// numbers or the value bits do not allow it (the caller encodes every
+    /// word anew).
+    fn copy_taking(&self, payload: u64) -> Option<(Groups, u32)> {
+        let used = self.used.load(Ordering::Relaxed) as usize;
+        let high = (payload >> 32) as u32;
+        let present = self.table[..used]
+            .iter()
+            .any(|g| g.load(Ordering::Relaxed) == high);
+        let capacity = match present || used < self.table.len() {
+            true => self.table.len(),
+            false => used + 2,
+        };
+        if capacity > 1 << (32 - self.value_bits) {
+            return None;
+        }
+        let copy = self.copy(capacity);
+        let word = copy.encode(payload)?;
+        Some((copy, word))
+    }
 }
 
 /// A payload's low half, its top bit moved to bit 0.
@@ -461,9 +497,21 @@ impl PackedLeaf {
     /// A copy with entry `pos`'s payload replaced by `payload` and a group
     /// table to hold it, if the payloads still fit words.
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
+        let (windows, hints) = (self.window_list(), self.hints.to_vec());
+        if let Some((groups, word)) = self.groups.copy_taking(payload) {
+            let mut words = self.raw_words();
+            words[pos] = word;
+            let words = node_heap::slice_from_exact(words.into_iter().map(AtomicU32::new));
+            return Some(Self::with_parts(
+                self.proj.clone(),
+                &windows,
+                hints,
+                words,
+                groups,
+            ));
+        }
         let mut payloads = self.payloads_in_order();
         payloads[pos] = payload;
-        let (windows, hints) = (self.window_list(), self.hints.to_vec());
         Self::assemble(self.proj.clone(), windows, hints, &payloads)
     }
 
@@ -513,13 +561,31 @@ impl PackedLeaf {
         };
         let mut hints = self.hints.to_vec();
         hints.insert(pos, hint);
-        let mut payloads = self.payloads_in_order();
-        payloads.insert(pos, payload);
-        let leaf = Self::assemble(self.proj.clone(), windows, hints, &payloads)?;
-        match leaf.is_crowded(w) {
+        let leaf = match self.groups.copy_taking(payload) {
+            // The words copied as they are, the new one among them.
+            Some((groups, word)) => {
+                let words = node_heap::words_with_insert(&self.words, pos, word);
+                Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
+            }
+            // The group table is out of slot numbers: every word anew.
+            None => {
+                let mut payloads = self.payloads_in_order();
+                payloads.insert(pos, payload);
+                Self::assemble(self.proj.clone(), windows, hints, &payloads)?
+            }
+        };
+        Some(match leaf.is_crowded(w) {
             true => leaf.rewindowed(w, (pos, mk), resolver),
-            false => Some(leaf),
-        }
+            false => leaf,
+        })
+    }
+
+    /// The words as stored, for a copy.
+    fn raw_words(&self) -> Vec<u32> {
+        self.words
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
+            .collect()
     }
 
     /// The window that takes a new entry of model key `mk` at `pos`, and
@@ -556,14 +622,8 @@ impl PackedLeaf {
     /// This leaf with window `w` split into windows of [`WINDOW`] entries
     /// with fresh floors and shifts, from its entries' keys (but for the
     /// entry `known.0`, whose model key `known.1` is given: a new entry's
-    /// record need not be resolvable yet); `None` if the payloads do not
-    /// fit words.
-    fn rewindowed<R: KeyResolver>(
-        &self,
-        w: usize,
-        known: (usize, u64),
-        resolver: &R,
-    ) -> Option<Self> {
+    /// record need not be resolvable yet). The words stay as they are.
+    fn rewindowed<R: KeyResolver>(&self, w: usize, known: (usize, u64), resolver: &R) -> Self {
         let range = self.window_range(w);
         let mks: Vec<u64> = range
             .clone()
@@ -578,7 +638,9 @@ impl PackedLeaf {
         push_windows(&mut windows, &mut hints, &mks);
         windows.extend_from_slice(&all[w + 1..]);
         hints.extend_from_slice(&self.hints[range.end..]);
-        Self::assemble(self.proj.clone(), windows, hints, &self.payloads_in_order())
+        let words = node_heap::slice_from_exact(self.raw_words().into_iter().map(AtomicU32::new));
+        let groups = self.groups.copy(self.groups.table.len());
+        Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
     }
 
     /// A leaf of these parts, its words encoded anew (`None` if the
@@ -638,16 +700,7 @@ impl PackedLeaf {
             .filter(skip)
             .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
             .collect::<Vec<_>>();
-        let groups = Groups {
-            table: node_heap::slice_from_exact(
-                self.groups
-                    .table
-                    .iter()
-                    .map(|g| AtomicU32::new(g.load(Ordering::Relaxed))),
-            ),
-            used: AtomicU32::new(self.groups.used.load(Ordering::Relaxed)),
-            value_bits: self.groups.value_bits,
-        };
+        let groups = self.groups.copy(self.groups.table.len());
         let words = node_heap::slice_from_exact(words.into_iter());
         Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
     }
