@@ -16,11 +16,13 @@
 //! Layout, top-down: [`tree`](AlexIndex) is the API; `smo` the writer and
 //! its structure modifications; `bulk_load` and `fanout` build subtrees;
 //! `side_rebuild` rebuilds large subtrees without the lock; `scan` walks
-//! leaves; `inner_node` and `data_node` (+ `data_write`, its
-//! copy-on-write changes) are the nodes, `model`, `projection` and `bitmap`
-//! their parts; `cost` is the cost model; `node` (the nodes and the
-//! pointers to them) and `node_heap` (the nodes' memory, on huge pages)
-//! hold all `unsafe`.
+//! leaves; `inner_node`, `data_node` (+ `data_write`, its copy-on-write
+//! changes) and `packed_leaf` (leaves of about 5 bytes an entry, built by
+//! an open's bulk load or by `pack`) are the nodes, `leaf` the view readers
+//! take of either kind of leaf, `model`, `projection` and `bitmap` their
+//! parts; `cost` is the cost model; `node` (the nodes and the pointers to
+//! them) and `node_heap` (the nodes' memory, on huge pages) hold all
+//! `unsafe`.
 
 mod bitmap;
 mod bulk_load;

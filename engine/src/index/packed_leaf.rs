@@ -1,12 +1,11 @@
-//! Packed leaves: a data node's entries in about 5 bytes each, for entries
-//! that take no new keys.
+//! Packed leaves: a leaf's entries in about 5 bytes each.
 //!
 //! A data node spends a 16-byte slot (model key and payload) per slot at
 //! 75-85% density, about 20 bytes an entry. A packed leaf keeps, per entry,
 //! in key order and without gaps:
 //! - a **hint** (1 byte): the entry's model key minus its window's floor,
 //!   shifted right by the window's shift (the smallest shift that keeps the
-//!   window's last entry at or below 255 when the leaf is packed);
+//!   window's last entry at or below 255 when the window is built);
 //! - a **word** (4 bytes): the payload, whose high 32 bits become a slot
 //!   into the leaf's group table (the top `32 - value_bits` bits of the
 //!   word) and whose low 32 bits, rotated left by one, fill the rest (the
@@ -14,24 +13,33 @@
 //!   bit 0, so small offsets need few bits);
 //!
 //! and per window of up to [`WINDOW`] consecutive entries its floor (a lower
-//! bound of its entries' model keys, the first one's when packed), its first
-//! entry's position and its shift. Hints are monotone in key order within a
-//! window, so an entry whose hint is below the one a key's model key gives
-//! in that window is below the key, one above is above it, and only equal
-//! hints ("ties") need the full key. A lookup reads the windows, a line of
-//! hints and the word of each tie; for a key that is present there is
-//! usually one tie, returned without reading any key (see
-//! [`PackedLeaf::get_candidate`]), as a data node returns its only entry of
-//! a model key.
+//! bound of its entries' model keys, at least every model key before the
+//! window), its first entry's position and its shift, with a linear model
+//! of the floors that predicts a model key's window. Hints are monotone in
+//! key order within a window, so an entry whose hint is below the one a
+//! key's model key gives in that window is below the key, one above is
+//! above it, and only equal hints ("ties") need the full key. A lookup
+//! reads a floor or two, a line of hints and the word of each tie; for a
+//! key that is present there is usually one tie, returned without reading
+//! any key (see [`PackedLeaf::get_candidate`]), as a data node returns its
+//! only entry of a model key. A window that would hold more than
+//! [`MAX_TIES`] ties (clustered keys beside far ones) is split in two.
 //!
-//! What a packed leaf takes in place of a copy: an overwrite or a repointed
-//! payload (compaction) is stored atomically into the entry's word when the
-//! payload's group is in the table or the table has a free slot (the group
-//! is published before the word, so a reader that sees the word sees the
-//! group). A payload that fits neither, and a removal, make a copy-on-write
-//! packed leaf. A new key does not fit: the writer turns the leaf back into
-//! a data node first ([`PackedLeaf::unpack`]), which reads every entry's key
-//! through the resolver since the model keys are not kept.
+//! Changes, all by the index's single writer:
+//! - an overwrite or a repointed payload (compaction) is stored atomically
+//!   into the entry's word when the payload's group is in the table or the
+//!   table has a free slot (the group is published before the word, so a
+//!   reader that sees the word sees the group); otherwise a copy with a
+//!   bigger table;
+//! - a removal: a copy without the entry (floors stay lower bounds);
+//! - a new key: a copy with the entry, its hint computed from its own model
+//!   key in the window that takes it; past the end of a window whose hints
+//!   it would outrun, it starts a window of its own (appends read no key);
+//!   a window grown crowded (twice [`WINDOW`] entries, or a run of ties) is
+//!   rebuilt from its entries' keys, read through the resolver. A leaf of
+//!   [`MAX_PACKED_KEYS`] entries takes no more: the writer turns it back
+//!   into a data node ([`PackedLeaf::unpack`], which reads every entry's
+//!   key) and splits it as any full data node.
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
