@@ -480,13 +480,23 @@ impl PackedLeaf {
         .err()
     }
 
-    /// Hints the CPU to load the floor a lookup of `key` starts at.
+    /// Hints the CPU to load what a lookup of `key` most likely reads: the
+    /// floor and place of the window the model predicts, and the hints and
+    /// words about where that window starts (windows hold about the same
+    /// number of entries), so that a batch of lookups overlaps its misses.
     #[inline]
     pub(crate) fn hint_lookup(&self, key: &[u8]) {
         let n = self.window_count();
-        if n > 0 {
-            let guess = self.model.predict_local(self.model_key(key), n);
-            crate::io::prefetch::prefetch_value(&self.floors[guess]);
+        if n == 0 {
+            return;
+        }
+        let guess = self.model.predict_local(self.model_key(key), n);
+        let entry = (guess * self.len() / n).min(self.len().saturating_sub(1));
+        crate::io::prefetch::prefetch_value(&self.floors[guess]);
+        crate::io::prefetch::prefetch_value(&self.places[guess]);
+        if let (Some(hint), Some(word)) = (self.hints.get(entry), self.words.get(entry)) {
+            crate::io::prefetch::prefetch_value(hint);
+            crate::io::prefetch::prefetch_value(word);
         }
     }
 
