@@ -1,13 +1,15 @@
 //! Lock-free readers against a concurrent writer: readers always find the
 //! keys that are never removed, and scans are strictly ordered. The writer
-//! alternates single upserts with `upsert_batch` calls.
+//! alternates single upserts with `upsert_batch` calls. Both leaf forms:
+//! data nodes, and packed leaves (which take the writes in place, by copy,
+//! and turn into data nodes once they grow too big).
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use alexdb_engine::index::{AlexIndex, KeyResolver, ScanDirection};
+use alexdb_engine::index::{AlexIndex, KeyResolver, LeafForm, ScanDirection};
 
 /// Keys `0..STABLE` (even numbers) are never removed; keys above churn.
 const STABLE: u64 = 20_000;
@@ -96,10 +98,30 @@ fn full_scan_has_all_stable(index: &AlexIndex, keys: &Keys) {
 
 #[test]
 fn readers_see_a_consistent_tree_during_writes() {
+    let stats = run_with(LeafForm::Dense);
+    assert!(
+        stats.splits_sideways + stats.splits_down + stats.expansions > 0,
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn readers_see_consistent_packed_leaves_during_writes() {
+    // The writes went into packed leaves (taken in place or by a copy).
+    let stats = run_with(LeafForm::Packed);
+    assert!(
+        stats.packed_leaves > 0 && stats.num_keys > STABLE as usize,
+        "{stats:?}"
+    );
+}
+
+/// Readers, a scanner and a writer over an index of the stable keys built
+/// with leaves of `form`; returns the index's statistics at the end.
+fn run_with(form: LeafForm) -> alexdb_engine::index::IndexStats {
     let keys = keys();
     let mut stable: Vec<u64> = (0..STABLE).collect();
     stable.sort_by_key(|&p| keys.0[p as usize]);
-    let index = AlexIndex::bulk_load(&stable, &keys);
+    let index = AlexIndex::bulk_load_as(&stable, &keys, form);
     let stop = AtomicBool::new(false);
     thread::scope(|s| {
         let readers: Vec<_> = (0..2)
@@ -164,10 +186,6 @@ fn readers_see_a_consistent_tree_during_writes() {
         }
         assert!(scanner.join().expect("scanner panicked") > 0);
     });
-    let stats = index.stats();
-    assert!(
-        stats.splits_sideways + stats.splits_down + stats.expansions > 0,
-        "{stats:?}"
-    );
     full_scan_has_all_stable(&index, &keys);
+    index.stats()
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use alexdb_engine::index::{AlexIndex, KeyResolver, ScanDirection};
+use alexdb_engine::index::{AlexIndex, KeyResolver, LeafForm, ScanDirection};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
@@ -67,6 +67,10 @@ enum Op {
         limit: u8,
     },
     BulkLoad,
+    /// A bulk load with packed leaves, as an open builds them.
+    BulkLoadPacked,
+    /// Packs every data node in place.
+    Pack,
     /// Rebuilds of subtrees over this many keys go to the side (0: none).
     SideRebuildsAbove(u8),
     /// Runs the rebuild to the side a writer asked for, if any.
@@ -145,10 +149,17 @@ impl Harness {
                 reverse,
                 limit,
             } => self.scan(from.as_ref(), *reverse, usize::from(*limit)),
-            Op::BulkLoad => {
+            Op::BulkLoad | Op::BulkLoadPacked => {
                 let payloads: Vec<u64> = self.model.values().copied().collect();
-                self.index = AlexIndex::bulk_load(&payloads, &self.keys);
+                let form = match op {
+                    Op::BulkLoadPacked => LeafForm::Packed,
+                    _ => LeafForm::Dense,
+                };
+                self.index = AlexIndex::bulk_load_as(&payloads, &self.keys, form);
                 self.index.set_side_rebuild_above(self.side_above);
+            }
+            Op::Pack => {
+                self.index.pack_leaves();
             }
             Op::SideRebuildsAbove(n) => {
                 self.side_above = (*n > 0).then_some(usize::from(*n));
