@@ -13,7 +13,7 @@ use super::leaf::Leaf;
 use super::node::{Link, Node, NodeRef, free_tree};
 use super::retired;
 use super::side_rebuild::{self, CHUNK, LOCKED_REPLAY, SideRebuild, Write};
-use super::smo::{Writer, as_data, retire_subtree};
+use super::smo::{Step, Writer, as_data, retire_subtree};
 use super::stats::{self, Counters, IndexStats};
 use super::{KeyResolver, LeafForm, ScanDirection, pack, scan};
 
@@ -242,16 +242,8 @@ impl AlexIndex {
         loop {
             let (path, leaf_ref) = w.descend(key);
             if let Node::Packed(_) = leaf_ref.get() {
-                match w.upsert_packed(&path, leaf_ref, key, payload) {
-                    Some(previous) => {
-                        if previous.is_none() {
-                            Writer::<R>::count_key(&path, true);
-                            self.len.fetch_add(1, Ordering::Relaxed);
-                        }
-                        self.side
-                            .log(path.iter().map(|s| s.node()), key, Some(payload));
-                        return previous;
-                    }
+                match self.upsert_packed(&w, &path, leaf_ref, key, payload) {
+                    Some(previous) => return previous,
                     None => {
                         w.unpacked(&path, leaf_ref);
                         continue;
@@ -283,6 +275,27 @@ impl AlexIndex {
                 .log(path.iter().map(|s| s.node()), key, Some(payload));
             return None;
         }
+    }
+
+    /// [`Writer::upsert_packed`], counted and logged for rebuilds to the
+    /// side when done: `Some(previous payload)`, or `None` if the packed
+    /// leaf `leaf` cannot take the entry (the caller unpacks it).
+    fn upsert_packed<'g, R: KeyResolver>(
+        &self,
+        w: &Writer<'_, 'g, R>,
+        path: &[Step<'g>],
+        leaf: NodeRef<'g>,
+        key: &[u8],
+        payload: u64,
+    ) -> Option<Option<u64>> {
+        let previous = w.upsert_packed(path, leaf, key, payload)?;
+        if previous.is_none() {
+            Writer::<R>::count_key(path, true);
+            self.len.fetch_add(1, Ordering::Relaxed);
+        }
+        self.side
+            .log(path.iter().map(|s| s.node()), key, Some(payload));
+        Some(previous)
     }
 
     /// Upserts every `(key, payload)` of `entries` under one acquisition of
@@ -335,14 +348,8 @@ impl AlexIndex {
             if let Node::Packed(_) = leaf_ref.get() {
                 // A packed leaf takes the entries one at a time.
                 let (key, payload) = entries[order[group]];
-                match w.upsert_packed(&path, leaf_ref, key, payload) {
+                match self.upsert_packed(&w, &path, leaf_ref, key, payload) {
                     Some(old) => {
-                        if old.is_none() {
-                            Writer::<R>::count_key(&path, true);
-                            self.len.fetch_add(1, Ordering::Relaxed);
-                        }
-                        self.side
-                            .log(path.iter().map(|s| s.node()), key, Some(payload));
                         previous[order[group]] = old;
                         next = group + 1;
                     }
