@@ -236,8 +236,14 @@ impl PackedLeaf {
     }
 
     /// Packs entries in key order with their model keys under `proj`.
+    /// More than [`MAX_PACKED_KEYS`] entries (a bulk load's leaf of keys
+    /// its models cannot tell apart) stay a data node: a window's place
+    /// holds a 24-bit position.
     pub(crate) fn pack(proj: Projection, mks: &[u64], payloads: &[u64]) -> Option<Self> {
         debug_assert_eq!(mks.len(), payloads.len());
+        if mks.len() > MAX_PACKED_KEYS {
+            return None;
+        }
         let mut windows = Vec::with_capacity(mks.len().div_ceil(WINDOW));
         let mut hints = Vec::with_capacity(mks.len());
         push_windows(&mut windows, &mut hints, mks);
@@ -944,5 +950,7 @@ mod tests {
             .map(|k| Projection::default().model_key(k))
             .collect();
         assert!(PackedLeaf::pack(Projection::default(), &mks, &wide).is_none());
+        let many: Vec<u64> = (0..MAX_PACKED_KEYS as u64 + 1).collect();
+        assert!(PackedLeaf::pack(Projection::default(), &many, &many).is_none());
     }
 }
