@@ -11,6 +11,10 @@
 //!   word) and whose low 32 bits, rotated left by one, fill the rest (the
 //!   rotation moves the low half's top bit, the engine's tombstone flag, to
 //!   bit 0, so small offsets need few bits);
+//! - a **mark** (4 bits, two to a byte): bits of a hash of the entry's
+//!   model key, so that a lookup of an absent key whose hint ties with an
+//!   entry's (a neighbour of a present key, say) is told apart from it
+//!   without reading the entry's record, 15 times in 16;
 //!
 //! and per window of up to [`WINDOW`] consecutive entries its floor (a lower
 //! bound of its entries' model keys, at least every model key before the
@@ -22,7 +26,8 @@
 //! reads a floor or two, a line of hints and the word of each tie; for a
 //! key that is present there is usually one tie, returned without reading
 //! any key (see [`PackedLeaf::get_candidate`]), as a data node returns its
-//! only entry of a model key. A window that would hold more than
+//! only entry of a model key; ties whose marks differ from the key's are
+//! not the key. A window that would hold more than
 //! [`MAX_TIES`] ties (clustered keys beside far ones) is split in two.
 //!
 //! Changes, all by the index's single writer:
@@ -219,6 +224,9 @@ pub(crate) struct PackedLeaf {
     /// Predicts a model key's window from the floors.
     model: LinearModel,
     hints: HeapBox<[u8]>,
+    /// Each entry's mark (see [`mark_of`]): entry `i`'s in the low nibble
+    /// of byte `i / 2` if `i` is even, in the high nibble if odd.
+    marks: HeapBox<[u8]>,
     words: HeapBox<[AtomicU32]>,
     groups: Groups,
 }
@@ -247,7 +255,8 @@ impl PackedLeaf {
         let mut windows = Vec::with_capacity(mks.len().div_ceil(WINDOW));
         let mut hints = Vec::with_capacity(mks.len());
         push_windows(&mut windows, &mut hints, mks);
-        Self::assemble(proj, windows, hints, payloads)
+        let marks = mks.iter().map(|&mk| mark_of(mk)).collect();
+        Self::assemble(proj, windows, (hints, marks), payloads)
     }
 
     /// The data node of these entries, with this leaf's projection: reads
@@ -289,6 +298,7 @@ impl PackedLeaf {
         size_of_val(&*self.floors)
             + size_of_val(&*self.places)
             + size_of_val(&*self.hints)
+            + size_of_val(&*self.marks)
             + size_of_val(&*self.words)
             + self.groups.heap_bytes()
             + self.proj.heap_bytes()
@@ -298,6 +308,17 @@ impl PackedLeaf {
     #[inline]
     pub(crate) fn payload_at(&self, pos: usize) -> u64 {
         self.groups.decode(self.words[pos].load(Ordering::Acquire))
+    }
+
+    /// The mark of entry `pos`.
+    #[inline]
+    fn mark_at(&self, pos: usize) -> u8 {
+        (self.marks[pos / 2] >> ((pos % 2) * 4)) & 0xF
+    }
+
+    /// Every entry's mark, one to a byte, to build a changed copy from.
+    fn mark_list(&self) -> Vec<u8> {
+        (0..self.len()).map(|pos| self.mark_at(pos)).collect()
     }
 
     /// All payloads in key order.
@@ -458,11 +479,15 @@ impl PackedLeaf {
     }
 
     /// The payload of the only entry that can be `key`: unconfirmed when it
-    /// is the only entry whose hint ties with `key`'s, confirmed otherwise.
+    /// is the only entry whose hint and mark tie with `key`'s, confirmed
+    /// otherwise.
     #[inline]
     pub(crate) fn get_candidate<R: KeyResolver>(&self, key: &[u8], resolver: &R) -> Option<u64> {
+        let mk = self.model_key(key);
+        let mark = mark_of(mk);
         let mut only = None;
-        let ties = self.walk_ties(self.model_key(key), |pos| match only {
+        let ties = self.walk_ties(mk, |pos| match only {
+            _ if self.mark_at(pos) != mark => ControlFlow::Continue(()),
             Some(_) => ControlFlow::Break(()),
             None => {
                 only = Some(pos);
@@ -502,6 +527,7 @@ impl PackedLeaf {
         crate::io::prefetch::prefetch_value(&self.places[guess]);
         if let (Some(hint), Some(word)) = (self.hints.get(entry), self.words.get(entry)) {
             crate::io::prefetch::prefetch_value(hint);
+            crate::io::prefetch::prefetch_value(&self.marks[entry / 2]);
             crate::io::prefetch::prefetch_value(word);
         }
     }
@@ -521,7 +547,8 @@ impl PackedLeaf {
     /// A copy with entry `pos`'s payload replaced by `payload` and a group
     /// table to hold it, if the payloads still fit words.
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
-        let (windows, hints) = (self.window_list(), self.hints.to_vec());
+        let windows = self.window_list();
+        let entries = (self.hints.to_vec(), self.mark_list());
         if let Some((groups, word)) = self.groups.copy_taking(payload) {
             let mut words = self.raw_words();
             words[pos] = word;
@@ -529,14 +556,14 @@ impl PackedLeaf {
             return Some(Self::with_parts(
                 self.proj.clone(),
                 &windows,
-                hints,
+                entries,
                 words,
                 groups,
             ));
         }
         let mut payloads = self.payloads_in_order();
         payloads[pos] = payload;
-        Self::assemble(self.proj.clone(), windows, hints, &payloads)
+        Self::assemble(self.proj.clone(), windows, entries, &payloads)
     }
 
     /// A copy with a new entry for `key` (model key from its bytes) and
@@ -583,19 +610,20 @@ impl PackedLeaf {
                 (at, 0)
             }
         };
-        let mut hints = self.hints.to_vec();
+        let (mut hints, mut marks) = (self.hints.to_vec(), self.mark_list());
         hints.insert(pos, hint);
+        marks.insert(pos, mark_of(mk));
         let leaf = match self.groups.copy_taking(payload) {
             // The words copied as they are, the new one among them.
             Some((groups, word)) => {
                 let words = node_heap::words_with_insert(&self.words, pos, word);
-                Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
+                Self::with_parts(self.proj.clone(), &windows, (hints, marks), words, groups)
             }
             // The group table is out of slot numbers: every word anew.
             None => {
                 let mut payloads = self.payloads_in_order();
                 payloads.insert(pos, payload);
-                Self::assemble(self.proj.clone(), windows, hints, &payloads)?
+                Self::assemble(self.proj.clone(), windows, (hints, marks), &payloads)?
             }
         };
         Some(match leaf.is_crowded(w) {
@@ -664,7 +692,8 @@ impl PackedLeaf {
         hints.extend_from_slice(&self.hints[range.end..]);
         let words = node_heap::slice_from_exact(self.raw_words().into_iter().map(AtomicU32::new));
         let groups = self.groups.copy(self.groups.table.len());
-        Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
+        let entries = (hints, self.mark_list());
+        Self::with_parts(self.proj.clone(), &windows, entries, words, groups)
     }
 
     /// A leaf of these parts, its words encoded anew (`None` if the
@@ -672,31 +701,37 @@ impl PackedLeaf {
     fn assemble(
         proj: Projection,
         windows: Vec<Window>,
-        hints: Vec<u8>,
+        entries: (Vec<u8>, Vec<u8>),
         payloads: &[u64],
     ) -> Option<Self> {
         let groups = Groups::for_payloads(payloads)?;
         let words: Option<Vec<u32>> = payloads.iter().map(|&p| groups.encode(p)).collect();
         let words = node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new));
-        Some(Self::with_parts(proj, &windows, hints, words, groups))
+        Some(Self::with_parts(proj, &windows, entries, words, groups))
     }
 
-    /// A leaf of these parts, with its windows' model fitted.
+    /// A leaf of these parts (`entries`: each entry's hint and mark, one
+    /// to a byte), with its windows' model fitted.
     fn with_parts(
         proj: Projection,
         windows: &[Window],
-        hints: Vec<u8>,
+        (hints, marks): (Vec<u8>, Vec<u8>),
         words: HeapBox<[AtomicU32]>,
         groups: Groups,
     ) -> Self {
+        debug_assert_eq!(hints.len(), marks.len());
         let floors: Vec<u64> = windows.iter().map(|w| w.floor).collect();
         let places = windows.iter().map(|w| (w.start << 8) | u32::from(w.shift));
+        let marks = marks
+            .chunks(2)
+            .map(|pair| pair[0] | pair.get(1).map_or(0, |m| m << 4));
         PackedLeaf {
             proj,
             model: LinearModel::fit(&floors, floors.len() as f64),
             floors: node_heap::slice_from_exact(floors.into_iter()),
             places: node_heap::slice_from_exact(places),
             hints: node_heap::slice_from_exact(hints.into_iter()),
+            marks: node_heap::slice_from_exact(marks),
             words,
             groups,
         }
@@ -720,13 +755,17 @@ impl PackedLeaf {
             .filter(skip)
             .map(|i| self.hints[i])
             .collect();
+        let marks = (0..self.len())
+            .filter(skip)
+            .map(|i| self.mark_at(i))
+            .collect();
         let words = (0..self.len())
             .filter(skip)
             .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
             .collect::<Vec<_>>();
         let groups = self.groups.copy(self.groups.table.len());
         let words = node_heap::slice_from_exact(words.into_iter());
-        Self::with_parts(self.proj.clone(), &windows, hints, words, groups)
+        Self::with_parts(self.proj.clone(), &windows, (hints, marks), words, groups)
     }
 }
 
@@ -759,6 +798,13 @@ fn push_window(windows: &mut Vec<Window>, hints: &mut Vec<u8>, mks: &[u64]) {
         start: start as u32,
         shift,
     });
+}
+
+/// The mark of model key `mk`: the top 4 bits of a multiplicative hash,
+/// which differ for neighbouring model keys 15 times in 16.
+#[inline]
+fn mark_of(mk: u64) -> u8 {
+    (mk.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as u8
 }
 
 /// The longest run of equal values in `hints`.
@@ -802,6 +848,52 @@ mod tests {
         }
         assert_eq!(packed.seek_ge(&[], &keys), (Some(0), false));
         assert_eq!(packed.get(&[0xff; 9], &keys), None);
+    }
+
+    #[test]
+    fn marks_tell_a_key_from_its_neighbour_without_a_record() {
+        let keys = spread_keys(1000);
+        let packed = PackedLeaf::pack(
+            Projection::default(),
+            &keys.0.iter().map(|k| load_mk(k)).collect::<Vec<_>>(),
+            &(0..1000).collect::<Vec<_>>(),
+        )
+        .expect("small payloads pack");
+        let counting = Counting(&keys, std::cell::Cell::new(0));
+        let mut candidates = 0;
+        for key in &keys.0 {
+            // The neighbour's hint ties with the key's: only the mark tells.
+            let neighbour = (load_mk(key) + 1).to_be_bytes();
+            candidates += packed.get_candidate(&neighbour, &counting).is_some() as usize;
+        }
+        assert!(
+            candidates < 1000 / 8,
+            "{candidates} neighbours had a candidate"
+        );
+        assert_eq!(counting.1.get(), 0, "no key read");
+        // After inserts and a removal, marks still belong to their entries.
+        let mut leaf = packed.with_remove(500);
+        let extra = (0..100).map(|i| {
+            (load_mk(&keys.0[i * 7]) + 12_345_678)
+                .to_be_bytes()
+                .to_vec()
+        });
+        let all = Keys(keys.0.iter().cloned().chain(extra).collect());
+        for n in 0..100 {
+            let key = &all.0[1000 + n];
+            let (pos, _) = leaf.seek_ge(key, &all);
+            let pos = pos.unwrap_or(leaf.len());
+            leaf = leaf
+                .with_insert(key, pos, (1000 + n) as u64, &all)
+                .expect("fits");
+        }
+        for (i, key) in all.0.iter().enumerate().filter(|(i, _)| *i != 500) {
+            assert_eq!(leaf.get_candidate(key, &all), Some(i as u64));
+        }
+    }
+
+    fn load_mk(key: &[u8]) -> u64 {
+        Projection::default().model_key(key)
     }
 
     /// Payloads are stored in place while their group fits the table, in a
