@@ -37,6 +37,7 @@ mod model;
 mod node;
 mod node_heap;
 mod pack;
+mod packed_arrays;
 mod packed_leaf;
 mod page_prep;
 mod projection;

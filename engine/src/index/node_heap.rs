@@ -42,7 +42,6 @@
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use allocator_api2::alloc::{AllocError, Allocator, Global};
@@ -114,34 +113,6 @@ pub(crate) fn slice_from_exact<T>(items: impl ExactSizeIterator<Item = T>) -> He
     // capacity (if an item panics, the length stays 0 and the items
     // written so far are only leaked).
     unsafe { v.set_len(written) };
-    v.into_boxed_slice()
-}
-
-/// A copy of `words` with `word` inserted at `pos`, in the index's heap,
-/// copied as bytes rather than loaded and stored one by one (that loop was
-/// most of an insert into a packed leaf). For the index's writer only:
-/// nothing may store into `words` while it is copied (every store into a
-/// published node is the writer's, under the index's lock).
-pub(crate) fn words_with_insert(
-    words: &[AtomicU32],
-    pos: usize,
-    word: u32,
-) -> HeapBox<[AtomicU32]> {
-    assert!(pos <= words.len());
-    let mut v = HeapVec::with_capacity_in(words.len() + 1, NodeHeap);
-    let dst = v.as_mut_ptr();
-    // SAFETY: `AtomicU32` has the size, alignment and bit validity of
-    // `u32`, so its bytes may be copied; no thread stores into `words`
-    // meanwhile (the caller is the index's only writer), so reading them
-    // non-atomically races with nothing but other reads. `dst` has room for
-    // `words.len() + 1` elements: `pos` copied before the new word, the
-    // rest after it, every one of them written before `set_len`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(words.as_ptr(), dst, pos);
-        dst.add(pos).write(AtomicU32::new(word));
-        std::ptr::copy_nonoverlapping(words.as_ptr().add(pos), dst.add(pos + 1), words.len() - pos);
-        v.set_len(words.len() + 1);
-    }
     v.into_boxed_slice()
 }
 

@@ -53,7 +53,7 @@ use super::KeyResolver;
 use super::cost;
 use super::data_node::DataNode;
 use super::model::LinearModel;
-use super::node_heap::{self, HeapBox};
+use super::packed_arrays::{PackedArrays, Parts};
 use super::projection::Projection;
 
 /// Entries per window when a leaf is packed. 32 hints fill half a cache
@@ -76,7 +76,6 @@ pub(crate) const MAX_PACKED_KEYS: usize = 2048;
 
 /// A run of consecutive entries sharing a floor and a shift.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
 struct Window {
     /// At most the model key of every entry in the window, and at least
     /// that of every entry before it.
@@ -87,19 +86,36 @@ struct Window {
     shift: u8,
 }
 
-/// The payload encoding of one leaf: a group table and the width of a
-/// word's value part.
+impl Window {
+    /// The window's place: first position (high 24 bits) and shift.
+    fn place(&self) -> u32 {
+        (self.start << 8) | u32::from(self.shift)
+    }
+}
+
+/// How a leaf's words name payloads: the group table's slots in use (the
+/// table itself lies in the leaf's arrays) and the width of a word's value
+/// part.
 #[derive(Debug)]
 struct Groups {
-    /// The high payload halves, by slot; slots `used..` are free.
-    table: HeapBox<[AtomicU32]>,
-    /// Slots in use.
+    /// Slots in use; slots `used..` are free.
     used: AtomicU32,
     /// Bits of a word below its slot.
     value_bits: u32,
 }
 
-impl Groups {
+/// A group table being built for a new leaf.
+#[derive(Debug)]
+struct GroupDraft {
+    /// The high payload halves, by slot; slots `used..` are free.
+    table: Vec<u32>,
+    /// Slots in use.
+    used: usize,
+    /// Bits of a word below its slot.
+    value_bits: u32,
+}
+
+impl GroupDraft {
     /// A table holding `highs` with one free slot, if every low half fits
     /// beside a slot number.
     fn for_payloads(payloads: &[u64]) -> Option<Self> {
@@ -115,95 +131,104 @@ impl Groups {
             }
             widest |= rotated_low(p);
         }
-        let capacity = highs.len() + 1;
+        let used = highs.len();
+        let capacity = used + 1;
         let slot_bits = capacity.next_power_of_two().trailing_zeros().max(1);
         let value_bits = 32 - slot_bits;
         if u64::from(widest) >> value_bits != 0 {
             return None;
         }
-        let table = node_heap::slice_from_exact(
-            (0..capacity).map(|slot| AtomicU32::new(highs.get(slot).copied().unwrap_or(0))),
-        );
-        Some(Groups {
-            table,
-            used: AtomicU32::new(highs.len() as u32),
+        highs.resize(capacity, 0);
+        Some(GroupDraft {
+            table: highs,
+            used,
             value_bits,
         })
     }
 
-    /// The payload a word stands for.
-    #[inline]
-    fn decode(&self, word: u32) -> u64 {
-        let slot = (word >> self.value_bits) as usize;
-        let value = word & ((1 << self.value_bits) - 1);
-        let high = self.table[slot].load(Ordering::Acquire);
-        (u64::from(high) << 32) | u64::from(value.rotate_right(1))
-    }
-
-    /// The word for `payload` if its group is in the table or can take the
-    /// free slot (published here, before the caller stores the word).
-    /// Writer only.
-    fn encode(&self, payload: u64) -> Option<u32> {
-        let value = rotated_low(payload);
-        if u64::from(value) >> self.value_bits != 0 {
-            return None;
-        }
-        let high = (payload >> 32) as u32;
-        let used = self.used.load(Ordering::Relaxed) as usize;
-        let slot = match self.table[..used]
-            .iter()
-            .position(|g| g.load(Ordering::Relaxed) == high)
-        {
-            Some(slot) => slot,
-            None if used < self.table.len() => {
-                self.table[used].store(high, Ordering::Release);
-                self.used.store(used as u32 + 1, Ordering::Release);
-                used
-            }
-            None => return None,
-        };
-        Some(((slot as u32) << self.value_bits) | value)
-    }
-
-    fn heap_bytes(&self) -> usize {
-        size_of_val(&*self.table)
-    }
-
-    /// A copy with room for `capacity` groups (at least those in use).
-    fn copy(&self, capacity: usize) -> Groups {
-        let used = self.used.load(Ordering::Relaxed) as usize;
-        let table = (0..capacity.max(used)).map(|slot| match slot < used {
-            true => AtomicU32::new(self.table[slot].load(Ordering::Relaxed)),
-            false => AtomicU32::new(0),
-        });
-        Groups {
-            table: node_heap::slice_from_exact(table),
-            used: AtomicU32::new(used as u32),
-            value_bits: self.value_bits,
+    /// A copy of `leaf`'s table with room for `capacity` groups (at least
+    /// those in use).
+    fn of_leaf(leaf: &PackedLeaf, capacity: usize) -> Self {
+        let used = leaf.groups.used.load(Ordering::Relaxed) as usize;
+        let table = (0..capacity.max(used))
+            .map(|slot| match slot < used {
+                true => leaf.arrays.group(slot),
+                false => 0,
+            })
+            .collect();
+        GroupDraft {
+            table,
+            used,
+            value_bits: leaf.groups.value_bits,
         }
     }
 
-    /// A copy that holds `payload`'s group (grown by one group and a free
-    /// slot if it must), and `payload`'s word in it; `None` if the slot
-    /// numbers or the value bits do not allow it (the caller encodes every
-    /// word anew).
-    fn copy_taking(&self, payload: u64) -> Option<(Groups, u32)> {
-        let used = self.used.load(Ordering::Relaxed) as usize;
+    /// A copy of `leaf`'s table that holds `payload`'s group (grown by one
+    /// group and a free slot if it must), and `payload`'s word in it;
+    /// `None` if the slot numbers or the value bits do not allow it (the
+    /// caller encodes every word anew).
+    fn of_leaf_taking(leaf: &PackedLeaf, payload: u64) -> Option<(Self, u32)> {
+        let used = leaf.groups.used.load(Ordering::Relaxed) as usize;
+        let slots = leaf.arrays.group_slots();
         let high = (payload >> 32) as u32;
-        let present = self.table[..used]
-            .iter()
-            .any(|g| g.load(Ordering::Relaxed) == high);
-        let capacity = match present || used < self.table.len() {
-            true => self.table.len(),
+        let present = (0..used).any(|s| leaf.arrays.group(s) == high);
+        let capacity = match present || used < slots {
+            true => slots,
             false => used + 2,
         };
-        if capacity > 1 << (32 - self.value_bits) {
+        if capacity > 1 << (32 - leaf.groups.value_bits) {
             return None;
         }
-        let copy = self.copy(capacity);
+        let mut copy = Self::of_leaf(leaf, capacity);
         let word = copy.encode(payload)?;
         Some((copy, word))
     }
+
+    /// The word for `payload`, its group taking the free slot if it is new.
+    fn encode(&mut self, payload: u64) -> Option<u32> {
+        let mut taken = None;
+        let table = &self.table;
+        let word = encode_word(
+            payload,
+            self.value_bits,
+            self.used,
+            table.len(),
+            |s| table[s],
+            |slot, high| taken = Some((slot, high)),
+        );
+        if let Some((slot, high)) = taken {
+            self.table[slot] = high;
+            self.used += 1;
+        }
+        word
+    }
+}
+
+/// The word for `payload` in a table of `slots` slots whose first `used`
+/// hold `group(slot)`, if its low half fits the `value_bits` and its group
+/// is there or can take slot `used`, which `take(slot, high)` then fills.
+fn encode_word(
+    payload: u64,
+    value_bits: u32,
+    used: usize,
+    slots: usize,
+    group: impl Fn(usize) -> u32,
+    take: impl FnOnce(usize, u32),
+) -> Option<u32> {
+    let value = rotated_low(payload);
+    if u64::from(value) >> value_bits != 0 {
+        return None;
+    }
+    let high = (payload >> 32) as u32;
+    let slot = match (0..used).find(|&s| group(s) == high) {
+        Some(slot) => slot,
+        None if used < slots => {
+            take(used, high);
+            used
+        }
+        None => return None,
+    };
+    Some(((slot as u32) << value_bits) | value)
 }
 
 /// A payload's low half, its top bit moved to bit 0.
@@ -216,18 +241,10 @@ fn rotated_low(payload: u64) -> u32 {
 #[derive(Debug)]
 pub(crate) struct PackedLeaf {
     pub(super) proj: Projection,
-    /// Each window's floor, apart from the rest so that a search of them
-    /// reads 8 bytes a window.
-    floors: HeapBox<[u64]>,
-    /// Each window's first position (high 24 bits) and shift (low 8).
-    places: HeapBox<[u32]>,
     /// Predicts a model key's window from the floors.
     model: LinearModel,
-    hints: HeapBox<[u8]>,
-    /// Each entry's mark (see [`mark_of`]): entry `i`'s in the low nibble
-    /// of byte `i / 2` if `i` is even, in the high nibble if odd.
-    marks: HeapBox<[u8]>,
-    words: HeapBox<[AtomicU32]>,
+    /// Floors, places, group table, words, hints and marks, in one block.
+    arrays: PackedArrays,
     groups: Groups,
 }
 
@@ -290,35 +307,28 @@ impl PackedLeaf {
     /// Number of entries.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.words.len()
+        self.arrays.entries()
     }
 
     /// Heap bytes of the leaf's arrays and prefix.
     pub(crate) fn heap_bytes(&self) -> usize {
-        size_of_val(&*self.floors)
-            + size_of_val(&*self.places)
-            + size_of_val(&*self.hints)
-            + size_of_val(&*self.marks)
-            + size_of_val(&*self.words)
-            + self.groups.heap_bytes()
-            + self.proj.heap_bytes()
+        self.arrays.heap_bytes() + self.proj.heap_bytes()
     }
 
     /// The payload of entry `pos`.
     #[inline]
     pub(crate) fn payload_at(&self, pos: usize) -> u64 {
-        self.groups.decode(self.words[pos].load(Ordering::Acquire))
+        self.decode(self.arrays.word(pos))
     }
 
-    /// The mark of entry `pos`.
+    /// The payload a word stands for.
     #[inline]
-    fn mark_at(&self, pos: usize) -> u8 {
-        (self.marks[pos / 2] >> ((pos % 2) * 4)) & 0xF
-    }
-
-    /// Every entry's mark, one to a byte, to build a changed copy from.
-    fn mark_list(&self) -> Vec<u8> {
-        (0..self.len()).map(|pos| self.mark_at(pos)).collect()
+    fn decode(&self, word: u32) -> u64 {
+        let value_bits = self.groups.value_bits;
+        let slot = (word >> value_bits) as usize;
+        let value = word & ((1 << value_bits) - 1);
+        let high = self.arrays.group(slot);
+        (u64::from(high) << 32) | u64::from(value.rotate_right(1))
     }
 
     /// All payloads in key order.
@@ -335,15 +345,15 @@ impl PackedLeaf {
     /// Number of windows.
     #[inline]
     fn window_count(&self) -> usize {
-        self.floors.len()
+        self.arrays.windows()
     }
 
     /// Window `w`.
     #[inline]
     fn window(&self, w: usize) -> Window {
-        let place = self.places[w];
+        let place = self.arrays.place(w);
         Window {
-            floor: self.floors[w],
+            floor: self.arrays.floor(w),
             start: place >> 8,
             shift: place as u8,
         }
@@ -357,11 +367,11 @@ impl PackedLeaf {
     /// Entries `start..end` of window `w`.
     #[inline]
     fn window_range(&self, w: usize) -> Range<usize> {
-        let start = (self.places[w] >> 8) as usize;
-        let end = self
-            .places
-            .get(w + 1)
-            .map_or(self.len(), |next| (next >> 8) as usize);
+        let start = (self.arrays.place(w) >> 8) as usize;
+        let end = match w + 1 < self.window_count() {
+            true => (self.arrays.place(w + 1) >> 8) as usize,
+            false => self.len(),
+        };
         start..end
     }
 
@@ -369,45 +379,45 @@ impl PackedLeaf {
     /// window's floor (every entry of the window is above it).
     #[inline]
     fn hint_in(&self, w: usize, mk: u64) -> Option<u8> {
-        let above = mk.checked_sub(self.floors[w])?;
-        Some((above >> (self.places[w] as u8)).min(255) as u8)
+        let above = mk.checked_sub(self.arrays.floor(w))?;
+        Some((above >> (self.arrays.place(w) as u8)).min(255) as u8)
     }
 
     /// The number of windows whose floor is below `mk`, searched from the
     /// window the model predicts outwards.
     #[inline]
     fn windows_below(&self, mk: u64) -> usize {
-        let floors = &*self.floors;
-        let n = floors.len();
+        let arrays = &self.arrays;
+        let n = arrays.windows();
         if n == 0 {
             return 0;
         }
         let guess = self.model.predict_local(mk, n);
         let mut step = 1;
-        if floors[guess] < mk {
+        if arrays.floor(guess) < mk {
             let mut lo = guess;
             let hi = loop {
                 match lo + step {
                     next if next >= n => break n,
-                    next if floors[next] >= mk => break next,
+                    next if arrays.floor(next) >= mk => break next,
                     next => lo = next,
                 }
                 step *= 2;
             };
-            lo + 1 + floors[lo + 1..hi].partition_point(|&f| f < mk)
+            arrays.first_floor_from(lo + 1, hi, mk)
         } else {
             let mut hi = guess;
             let lo = loop {
                 if step > hi {
                     break 0;
                 }
-                if floors[hi - step] < mk {
+                if arrays.floor(hi - step) < mk {
                     break hi - step + 1;
                 }
                 hi -= step;
                 step *= 2;
             };
-            lo + floors[lo..hi].partition_point(|&f| f < mk)
+            arrays.first_floor_from(lo, hi, mk)
         }
     }
 
@@ -429,9 +439,9 @@ impl PackedLeaf {
             let Some(hint) = self.hint_in(w, mk) else {
                 return Ok(range.start);
             };
-            let below = self.hints[range.clone()].partition_point(|&h| h < hint);
-            for pos in range.start + below..range.end {
-                if self.hints[pos] != hint {
+            let from = self.arrays.first_hint_from(range.start, range.end, hint);
+            for pos in from..range.end {
+                if self.arrays.hint(pos) != hint {
                     return Ok(pos);
                 }
                 if let ControlFlow::Break(b) = visit(pos) {
@@ -487,7 +497,7 @@ impl PackedLeaf {
         let mark = mark_of(mk);
         let mut only = None;
         let ties = self.walk_ties(mk, |pos| match only {
-            _ if self.mark_at(pos) != mark => ControlFlow::Continue(()),
+            _ if self.arrays.mark(pos) != mark => ControlFlow::Continue(()),
             Some(_) => ControlFlow::Break(()),
             None => {
                 only = Some(pos);
@@ -512,9 +522,10 @@ impl PackedLeaf {
     }
 
     /// Hints the CPU to load what a lookup of `key` most likely reads: the
-    /// floor and place of the window the model predicts, and the hints and
-    /// words about where that window starts (windows hold about the same
-    /// number of entries), so that a batch of lookups overlaps its misses.
+    /// floor and place of the window the model predicts, and the hints,
+    /// marks and words about where that window starts (windows hold about
+    /// the same number of entries), so that a batch of lookups overlaps
+    /// its misses.
     #[inline]
     pub(crate) fn hint_lookup(&self, key: &[u8]) {
         let n = self.window_count();
@@ -523,21 +534,30 @@ impl PackedLeaf {
         }
         let guess = self.model.predict_local(self.model_key(key), n);
         let entry = (guess * self.len() / n).min(self.len().saturating_sub(1));
-        crate::io::prefetch::prefetch_value(&self.floors[guess]);
-        crate::io::prefetch::prefetch_value(&self.places[guess]);
-        if let (Some(hint), Some(word)) = (self.hints.get(entry), self.words.get(entry)) {
-            crate::io::prefetch::prefetch_value(hint);
-            crate::io::prefetch::prefetch_value(&self.marks[entry / 2]);
-            crate::io::prefetch::prefetch_value(word);
-        }
+        self.arrays.prefetch_window(guess);
+        self.arrays.prefetch_entry(entry);
     }
 
-    /// Stores `payload` into entry `pos` in place if it fits a word;
-    /// returns whether it did. Writer only.
+    /// Stores `payload` into entry `pos` in place if it fits a word (its
+    /// group, if new, taking the table's free slot, published before the
+    /// word: a reader that sees the word sees the group); returns whether
+    /// it did. Writer only.
     pub(crate) fn store_payload(&self, pos: usize, payload: u64) -> bool {
-        match self.groups.encode(payload) {
+        let arrays = &self.arrays;
+        let word = encode_word(
+            payload,
+            self.groups.value_bits,
+            self.groups.used.load(Ordering::Relaxed) as usize,
+            arrays.group_slots(),
+            |s| arrays.group(s),
+            |slot, high| {
+                arrays.store_group(slot, high);
+                self.groups.used.store(slot as u32 + 1, Ordering::Release);
+            },
+        );
+        match word {
             Some(word) => {
-                self.words[pos].store(word, Ordering::Release);
+                arrays.store_word(pos, word);
                 true
             }
             None => false,
@@ -548,16 +568,15 @@ impl PackedLeaf {
     /// table to hold it, if the payloads still fit words.
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
         let windows = self.window_list();
-        let entries = (self.hints.to_vec(), self.mark_list());
-        if let Some((groups, word)) = self.groups.copy_taking(payload) {
-            let mut words = self.raw_words();
+        let entries = (self.arrays.hints(), self.arrays.marks());
+        if let Some((groups, word)) = GroupDraft::of_leaf_taking(self, payload) {
+            let mut words = self.arrays.words();
             words[pos] = word;
-            let words = node_heap::slice_from_exact(words.into_iter().map(AtomicU32::new));
             return Some(Self::with_parts(
                 self.proj.clone(),
                 &windows,
                 entries,
-                words,
+                &words,
                 groups,
             ));
         }
@@ -588,7 +607,7 @@ impl PackedLeaf {
         }
         let mk = self.model_key(key);
         let mut windows = self.window_list();
-        let (w, hint) = match self.window_taking(pos, mk) {
+        let (w, hint) = match self.window_taking(&windows, pos, mk) {
             Some((w, hint)) => {
                 windows[w + 1..].iter_mut().for_each(|x| x.start += 1);
                 (w, hint)
@@ -610,14 +629,15 @@ impl PackedLeaf {
                 (at, 0)
             }
         };
-        let (mut hints, mut marks) = (self.hints.to_vec(), self.mark_list());
+        let (mut hints, mut marks) = (self.arrays.hints(), self.arrays.marks());
         hints.insert(pos, hint);
         marks.insert(pos, mark_of(mk));
-        let leaf = match self.groups.copy_taking(payload) {
-            // The words copied as they are, the new one among them.
+        let leaf = match GroupDraft::of_leaf_taking(self, payload) {
+            // The words as they are, the new one among them.
             Some((groups, word)) => {
-                let words = node_heap::words_with_insert(&self.words, pos, word);
-                Self::with_parts(self.proj.clone(), &windows, (hints, marks), words, groups)
+                let mut words = self.arrays.words();
+                words.insert(pos, word);
+                Self::with_parts(self.proj.clone(), &windows, (hints, marks), &words, groups)
             }
             // The group table is out of slot numbers: every word anew.
             None => {
@@ -632,35 +652,27 @@ impl PackedLeaf {
         })
     }
 
-    /// The words as stored, for a copy.
-    fn raw_words(&self) -> Vec<u32> {
-        self.words
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed))
-            .collect()
-    }
-
-    /// The window that takes a new entry of model key `mk` at `pos`, and
-    /// the entry's hint there; `None` for a window of its own (before every
-    /// window, in an empty leaf, or past the end of a window where its hint
-    /// would be clamped or tie with the window's last).
-    fn window_taking(&self, pos: usize, mk: u64) -> Option<(usize, u8)> {
-        let w = self
-            .places
-            .partition_point(|&x| (x >> 8) as usize <= pos)
+    /// The window (of this leaf's `windows`) that takes a new entry of
+    /// model key `mk` at `pos`, and the entry's hint there; `None` for a
+    /// window of its own (before every window, in an empty leaf, or past
+    /// the end of a window where its hint would be clamped or tie with the
+    /// window's last).
+    fn window_taking(&self, windows: &[Window], pos: usize, mk: u64) -> Option<(usize, u8)> {
+        let w = windows
+            .partition_point(|x| x.start as usize <= pos)
             .checked_sub(1)?;
         let range = self.window_range(w);
         // Entries before `pos` are below the key: `mk` is at least their
         // model keys, hence at least the floor of a window that holds one.
         // At a window's first entry it may be below that floor: the entry
         // then ends the previous window.
-        let (w, range) = match mk < self.floors[w] {
+        let (w, range) = match mk < windows[w].floor {
             true => (w.checked_sub(1)?, self.window_range(w - 1)),
             false => (w, range),
         };
         let hint = self.hint_in(w, mk)?;
         let at_end = pos == range.end;
-        let outrun = hint == u8::MAX || range.is_empty() || self.hints[range.end - 1] == hint;
+        let outrun = hint == u8::MAX || range.is_empty() || self.arrays.hint(range.end - 1) == hint;
         (!(at_end && outrun)).then_some((w, hint))
     }
 
@@ -668,7 +680,8 @@ impl PackedLeaf {
     /// of ties longer than [`MAX_TIES`].
     fn is_crowded(&self, w: usize) -> bool {
         let range = self.window_range(w);
-        range.len() > 2 * WINDOW || longest_tie(&self.hints[range]) > MAX_TIES
+        let hints: Vec<u8> = range.clone().map(|i| self.arrays.hint(i)).collect();
+        range.len() > 2 * WINDOW || longest_tie(&hints) > MAX_TIES
     }
 
     /// This leaf with window `w` split into windows of [`WINDOW`] entries
@@ -685,15 +698,21 @@ impl PackedLeaf {
             })
             .collect();
         let all = self.window_list();
+        let all_hints = self.arrays.hints();
         let mut windows = all[..w].to_vec();
-        let mut hints = self.hints[..range.start].to_vec();
+        let mut hints = all_hints[..range.start].to_vec();
         push_windows(&mut windows, &mut hints, &mks);
         windows.extend_from_slice(&all[w + 1..]);
-        hints.extend_from_slice(&self.hints[range.end..]);
-        let words = node_heap::slice_from_exact(self.raw_words().into_iter().map(AtomicU32::new));
-        let groups = self.groups.copy(self.groups.table.len());
-        let entries = (hints, self.mark_list());
-        Self::with_parts(self.proj.clone(), &windows, entries, words, groups)
+        hints.extend_from_slice(&all_hints[range.end..]);
+        let groups = GroupDraft::of_leaf(self, self.arrays.group_slots());
+        let entries = (hints, self.arrays.marks());
+        Self::with_parts(
+            self.proj.clone(),
+            &windows,
+            entries,
+            &self.arrays.words(),
+            groups,
+        )
     }
 
     /// A leaf of these parts, its words encoded anew (`None` if the
@@ -704,10 +723,9 @@ impl PackedLeaf {
         entries: (Vec<u8>, Vec<u8>),
         payloads: &[u64],
     ) -> Option<Self> {
-        let groups = Groups::for_payloads(payloads)?;
+        let mut groups = GroupDraft::for_payloads(payloads)?;
         let words: Option<Vec<u32>> = payloads.iter().map(|&p| groups.encode(p)).collect();
-        let words = node_heap::slice_from_exact(words?.into_iter().map(AtomicU32::new));
-        Some(Self::with_parts(proj, &windows, entries, words, groups))
+        Some(Self::with_parts(proj, &windows, entries, &words?, groups))
     }
 
     /// A leaf of these parts (`entries`: each entry's hint and mark, one
@@ -716,24 +734,27 @@ impl PackedLeaf {
         proj: Projection,
         windows: &[Window],
         (hints, marks): (Vec<u8>, Vec<u8>),
-        words: HeapBox<[AtomicU32]>,
-        groups: Groups,
+        words: &[u32],
+        groups: GroupDraft,
     ) -> Self {
-        debug_assert_eq!(hints.len(), marks.len());
         let floors: Vec<u64> = windows.iter().map(|w| w.floor).collect();
-        let places = windows.iter().map(|w| (w.start << 8) | u32::from(w.shift));
-        let marks = marks
-            .chunks(2)
-            .map(|pair| pair[0] | pair.get(1).map_or(0, |m| m << 4));
+        let places: Vec<u32> = windows.iter().map(Window::place).collect();
+        let arrays = PackedArrays::new(Parts {
+            floors: &floors,
+            places: &places,
+            groups: &groups.table,
+            words,
+            hints: &hints,
+            marks: &marks,
+        });
         PackedLeaf {
             proj,
             model: LinearModel::fit(&floors, floors.len() as f64),
-            floors: node_heap::slice_from_exact(floors.into_iter()),
-            places: node_heap::slice_from_exact(places),
-            hints: node_heap::slice_from_exact(hints.into_iter()),
-            marks: node_heap::slice_from_exact(marks),
-            words,
-            groups,
+            arrays,
+            groups: Groups {
+                used: AtomicU32::new(groups.used as u32),
+                value_bits: groups.value_bits,
+            },
         }
     }
 
@@ -750,22 +771,15 @@ impl PackedLeaf {
             Some(Window { start, ..window })
         });
         let windows: Vec<Window> = windows.collect();
-        let skip = |i: &usize| *i != pos;
-        let hints = (0..self.len())
-            .filter(skip)
-            .map(|i| self.hints[i])
-            .collect();
-        let marks = (0..self.len())
-            .filter(skip)
-            .map(|i| self.mark_at(i))
-            .collect();
-        let words = (0..self.len())
-            .filter(skip)
-            .map(|i| AtomicU32::new(self.words[i].load(Ordering::Relaxed)))
-            .collect::<Vec<_>>();
-        let groups = self.groups.copy(self.groups.table.len());
-        let words = node_heap::slice_from_exact(words.into_iter());
-        Self::with_parts(self.proj.clone(), &windows, (hints, marks), words, groups)
+        let without = |mut v: Vec<u8>| {
+            v.remove(pos);
+            v
+        };
+        let entries = (without(self.arrays.hints()), without(self.arrays.marks()));
+        let mut words = self.arrays.words();
+        words.remove(pos);
+        let groups = GroupDraft::of_leaf(self, self.arrays.group_slots());
+        Self::with_parts(self.proj.clone(), &windows, entries, &words, groups)
     }
 }
 
@@ -776,7 +790,6 @@ fn push_windows(windows: &mut Vec<Window>, hints: &mut Vec<u8>, mks: &[u64]) {
         push_window(windows, hints, chunk);
     }
 }
-
 /// Appends a window over the model keys `mks` (sorted, not empty), or two
 /// over its halves, recursively, where one would hold a run of more than
 /// [`MAX_TIES`] ties (clustered keys beside far ones: one shift cannot
