@@ -63,6 +63,16 @@ impl<'g> Leaf<'g> {
         }
     }
 
+    /// Hints the CPU to load what a lookup of `key` reads next, once what
+    /// [`Self::hint_lookup`] hinted is loaded: a packed leaf's entry where
+    /// `key`'s ties start (a data node's slot was hinted already).
+    #[inline]
+    pub(crate) fn hint_entry(self, key: &[u8]) {
+        if let Leaf::Packed(packed) = self {
+            packed.hint_entry(key);
+        }
+    }
+
     /// The first occupied position whose key is `>= key`, and whether it
     /// equals `key`.
     pub(crate) fn seek_ge<R: KeyResolver>(self, key: &[u8], resolver: &R) -> (Option<usize>, bool) {

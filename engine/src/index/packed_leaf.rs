@@ -538,6 +538,24 @@ impl PackedLeaf {
         self.arrays.prefetch_entry(entry);
     }
 
+    /// Hints the CPU to load the hint, mark and word of the entry where
+    /// `key`'s ties start, found from the floors, places and hints
+    /// [`Self::hint_lookup`] hinted.
+    #[inline]
+    pub(crate) fn hint_entry(&self, key: &[u8]) {
+        let mk = self.model_key(key);
+        let w = self.windows_below(mk).saturating_sub(1);
+        if w >= self.window_count() {
+            return;
+        }
+        let range = self.window_range(w);
+        let hint = self.hint_in(w, mk).unwrap_or(0);
+        let pos = self.arrays.first_hint_from(range.start, range.end, hint);
+        if pos < self.len() {
+            self.arrays.prefetch_entry(pos);
+        }
+    }
+
     /// Stores `payload` into entry `pos` in place if it fits a word (its
     /// group, if new, taking the table's free slot, published before the
     /// word: a reader that sees the word sees the group); returns whether

@@ -166,6 +166,9 @@ impl AlexIndex {
                 Leaf::of(*leaf).hint_lookup(key);
             }
             for (leaf, key) in leaves.iter().zip(batch) {
+                Leaf::of(*leaf).hint_entry(key);
+            }
+            for (leaf, key) in leaves.iter().zip(batch) {
                 let candidate = Leaf::of(*leaf).get_candidate(key, resolver);
                 if let Some(payload) = candidate {
                     resolver.prefetch(payload);
