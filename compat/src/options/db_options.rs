@@ -269,9 +269,7 @@ impl Options {
     /// key's insert up to about 1.7x slower in the index until its leaf
     /// grows past 2,048 keys and is turned back into full leaves (see
     /// `engine/FORMAT.md`, "The index in memory"). False keeps every leaf
-    /// full, for write-heavy work after the open with memory to spare. The
-    /// same setting packs the leaves writes made after the open, once a
-    /// column family has taken no new key for two seconds.
+    /// full, for write-heavy work after the open with memory to spare.
     pub fn set_pack_index_at_open(&mut self, pack: bool) {
         self.pack_index_at_open = pack;
     }
