@@ -65,7 +65,15 @@ const RECLAIM_FLUSHES: usize = 4;
 /// keys left 1.2 GB of retired leaves waiting. Such loops call
 /// this after each step, with no pin of their own held.
 pub(crate) fn reclaim_retired() {
-    for _ in 0..RECLAIM_FLUSHES {
+    reclaim_retired_after(0);
+}
+
+/// [`reclaim_retired`] after a pass that retired `nodes` nodes at once
+/// (packing a tree's leaves): enough flushes to free all of them, each
+/// freeing at most 512. A quiet process pins too seldom to free them
+/// otherwise, and its retired leaves would stay allocated.
+pub(crate) fn reclaim_retired_after(nodes: usize) {
+    for _ in 0..RECLAIM_FLUSHES + nodes.div_ceil(512) {
         crossbeam_epoch::pin().flush();
     }
     retired::free_all();

@@ -29,7 +29,7 @@ pub const LOOKUP_BATCH: usize = 16;
 /// guard; writes are serialized by an internal mutex and never block them.
 /// Memory use is about 16 bytes per entry over the data-node density
 /// (0.75 to 0.85 under inserts), roughly 20-24 bytes per entry, in data
-/// nodes; about 5.7 in packed leaves ([`LeafForm::Packed`]).
+/// nodes; about 6.2 in packed leaves ([`LeafForm::Packed`]).
 #[derive(Debug)]
 pub struct AlexIndex {
     root: Link,
@@ -545,7 +545,7 @@ impl AlexIndex {
         self.counters
             .packs
             .fetch_add(packed as u64, Ordering::Relaxed);
-        super::reclaim_retired();
+        super::reclaim_retired_after(packed);
         packed
     }
 
