@@ -189,19 +189,42 @@ impl PackedArrays {
         (0..self.group_slots()).map(|s| self.group(s)).collect()
     }
 
-    /// Every word, in order.
+    /// Every word, in order, read a cell at a time (a copy of a leaf reads
+    /// them all: element by element it cost an insert several times more).
     pub(crate) fn words(&self) -> Vec<u32> {
-        (0..self.entries()).map(|i| self.word(i)).collect()
+        let mut words = Vec::with_capacity(self.entries() + 1);
+        for cell in self.cells_of(self.words_at, self.entries().div_ceil(2)) {
+            let cell = cell.load(Ordering::Acquire);
+            words.extend([cell as u32, (cell >> 32) as u32]);
+        }
+        words.truncate(self.entries());
+        words
     }
 
-    /// Every hint, in order.
+    /// Every hint, in order, read a cell at a time.
     pub(crate) fn hints(&self) -> Vec<u8> {
-        (0..self.entries()).map(|i| self.hint(i)).collect()
+        let mut hints = Vec::with_capacity(self.entries() + 8);
+        for cell in self.cells_of(self.hints_at, self.entries().div_ceil(8)) {
+            hints.extend_from_slice(&cell.load(Ordering::Relaxed).to_le_bytes());
+        }
+        hints.truncate(self.entries());
+        hints
     }
 
-    /// Every mark, in order.
+    /// Every mark, in order, read a cell at a time.
     pub(crate) fn marks(&self) -> Vec<u8> {
-        (0..self.entries()).map(|i| self.mark(i)).collect()
+        let mut marks = Vec::with_capacity(self.entries() + 16);
+        for cell in self.cells_of(self.marks_at, self.entries().div_ceil(16)) {
+            let cell = cell.load(Ordering::Relaxed);
+            marks.extend((0..16).map(|i| ((cell >> (4 * i)) & 0xF) as u8));
+        }
+        marks.truncate(self.entries());
+        marks
+    }
+
+    /// The `count` cells from cell `at`.
+    fn cells_of(&self, at: u32, count: usize) -> &[AtomicU64] {
+        &self.cells[at as usize..at as usize + count]
     }
 
     /// The first position in `lo..hi` whose hint is not below `hint`
