@@ -266,7 +266,7 @@ impl Options {
     /// AlexDB only: if true (the default), an open builds the index of
     /// every column family with packed leaves: about 6 bytes of memory a
     /// key instead of about 20, lookups within about 10% as fast, and a new
-    /// key's insert about 9 µs in the index against about 1.8 until its leaf
+    /// key's insert about 3 µs in the index against about 1.3 until its leaf
     /// grows past 2,048 keys and is turned back into full leaves (see
     /// `engine/FORMAT.md`, "The index in memory"). False keeps every leaf
     /// full, for write-heavy work after the open with memory to spare.

@@ -53,7 +53,7 @@ use super::KeyResolver;
 use super::cost;
 use super::data_node::DataNode;
 use super::model::LinearModel;
-use super::packed_arrays::{PackedArrays, Parts};
+use super::packed_arrays::{EntryEdit, Frame, PackedArrays, Parts};
 use super::projection::Projection;
 
 /// Entries per window when a leaf is packed. 32 hints fill half a cache
@@ -586,18 +586,10 @@ impl PackedLeaf {
     /// table to hold it, if the payloads still fit words.
     pub(crate) fn with_payload(&self, pos: usize, payload: u64) -> Option<Self> {
         let windows = self.window_list();
-        let entries = (self.arrays.hints(), self.arrays.marks());
         if let Some((groups, word)) = GroupDraft::of_leaf_taking(self, payload) {
-            let mut words = self.arrays.words();
-            words[pos] = word;
-            return Some(Self::with_parts(
-                self.proj.clone(),
-                &windows,
-                entries,
-                &words,
-                groups,
-            ));
+            return Some(self.edited(&windows, groups, EntryEdit::Word(pos, word)));
         }
+        let entries = (self.arrays.hints(), self.arrays.marks());
         let mut payloads = self.payloads_in_order();
         payloads[pos] = payload;
         Self::assemble(self.proj.clone(), windows, entries, &payloads)
@@ -647,18 +639,23 @@ impl PackedLeaf {
                 (at, 0)
             }
         };
-        let (mut hints, mut marks) = (self.arrays.hints(), self.arrays.marks());
-        hints.insert(pos, hint);
-        marks.insert(pos, mark_of(mk));
         let leaf = match GroupDraft::of_leaf_taking(self, payload) {
             // The words as they are, the new one among them.
             Some((groups, word)) => {
-                let mut words = self.arrays.words();
-                words.insert(pos, word);
-                Self::with_parts(self.proj.clone(), &windows, (hints, marks), &words, groups)
+                let mark = mark_of(mk);
+                let edit = EntryEdit::Insert {
+                    pos,
+                    word,
+                    hint,
+                    mark,
+                };
+                self.edited(&windows, groups, edit)
             }
             // The group table is out of slot numbers: every word anew.
             None => {
+                let (mut hints, mut marks) = (self.arrays.hints(), self.arrays.marks());
+                hints.insert(pos, hint);
+                marks.insert(pos, mark_of(mk));
                 let mut payloads = self.payloads_in_order();
                 payloads.insert(pos, payload);
                 Self::assemble(self.proj.clone(), windows, (hints, marks), &payloads)?
@@ -765,9 +762,35 @@ impl PackedLeaf {
             hints: &hints,
             marks: &marks,
         });
+        Self::of_arrays(proj, &floors, arrays, &groups)
+    }
+
+    /// A copy of this leaf with `windows`, `groups` and its entries changed
+    /// by `edit`, their cells copied as they are (see
+    /// [`PackedArrays::edited`]).
+    fn edited(&self, windows: &[Window], groups: GroupDraft, edit: EntryEdit) -> Self {
+        let floors: Vec<u64> = windows.iter().map(|w| w.floor).collect();
+        let places: Vec<u32> = windows.iter().map(Window::place).collect();
+        let frame = Frame {
+            floors: &floors,
+            places: &places,
+            groups: &groups.table,
+        };
+        let arrays = self.arrays.edited(frame, edit);
+        Self::of_arrays(self.proj.clone(), &floors, arrays, &groups)
+    }
+
+    /// A leaf of `arrays` (whose floors are `floors`), with its windows'
+    /// model fitted.
+    fn of_arrays(
+        proj: Projection,
+        floors: &[u64],
+        arrays: PackedArrays,
+        groups: &GroupDraft,
+    ) -> Self {
         PackedLeaf {
             proj,
-            model: LinearModel::fit(&floors, floors.len() as f64),
+            model: LinearModel::fit(floors, floors.len() as f64),
             arrays,
             groups: Groups {
                 used: AtomicU32::new(groups.used as u32),
@@ -789,15 +812,8 @@ impl PackedLeaf {
             Some(Window { start, ..window })
         });
         let windows: Vec<Window> = windows.collect();
-        let without = |mut v: Vec<u8>| {
-            v.remove(pos);
-            v
-        };
-        let entries = (without(self.arrays.hints()), without(self.arrays.marks()));
-        let mut words = self.arrays.words();
-        words.remove(pos);
         let groups = GroupDraft::of_leaf(self, self.arrays.group_slots());
-        Self::with_parts(self.proj.clone(), &windows, entries, &words, groups)
+        self.edited(&windows, groups, EntryEdit::Remove(pos))
     }
 }
 
