@@ -3,7 +3,7 @@
 //! (mutating ones last) and prints its figures as one JSON line.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use alexdb::storage::AlexStorage;
 
@@ -19,7 +19,7 @@ use crate::engines::{Engine, EngineKind, Sizing};
 use crate::error::{BenchError, Result};
 use crate::keys::{DataSet, Keyset, ValueKind, uniform_order};
 use crate::ltm::Phase;
-use crate::measure::{allocated_bytes, peak_rss_bytes};
+use crate::measure::{allocated_bytes, anon_rss_bytes, peak_rss_bytes};
 use crate::results::ChildOutput;
 use crate::workloads::{self as w, Timed, Workload};
 
@@ -165,10 +165,18 @@ fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOu
     let n = data.present.len();
     let sizing = sizing(job, data);
     let mut out = ChildOutput::default();
+    let anon_before_open = anon_rss_bytes()?;
     let mut engine = E::open(dir, &sizing)?;
     let load = w::load(&mut engine, data).map_err(|e| e.context("load"))?;
     if E::supports(Workload::Load) {
         out.figures.insert(Workload::Load, load);
+    }
+    if E::supports(Workload::LoadAnon) {
+        record(&mut out, job, Workload::LoadAnon, || {
+            std::thread::sleep(LOAD_ANON_WAIT);
+            let added = anon_rss_bytes()?.saturating_sub(anon_before_open);
+            Ok(added as f64 / n as f64)
+        })?;
     }
     check_background(&engine, "the load")?;
     engine.close()?;
@@ -209,6 +217,10 @@ fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOu
 }
 
 const MIB: f64 = (1 << 20) as f64;
+
+/// How long after the load `load-anon` is measured: AlexDB acts on a
+/// keyspace that has taken no new key for 2 s, within a second after.
+const LOAD_ANON_WAIT: Duration = Duration::from_secs(5);
 
 /// Fails the run if the engine counted errors of its background work
 /// (a compaction that failed or panicked) during `phase`: its figures

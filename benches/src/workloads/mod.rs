@@ -158,6 +158,9 @@ pub enum Workload {
     PeakRss,
     /// Bytes of the in-memory index per key.
     IndexBytes,
+    /// Anonymous memory the open and the load added, per key, a few seconds
+    /// after the last write.
+    LoadAnon,
     /// Larger than memory: first pass of random gets after dropping the page cache.
     #[value(skip)]
     LtmGetCold,
@@ -183,7 +186,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 43] = [
+    pub const ALL: [Workload; 44] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -220,6 +223,7 @@ impl Workload {
         Workload::DiskSettled,
         Workload::PeakRss,
         Workload::IndexBytes,
+        Workload::LoadAnon,
         Workload::LtmGetCold,
         Workload::LtmGet,
         Workload::LtmSeek10,
@@ -284,6 +288,7 @@ impl Workload {
             Workload::DiskSettled => "disk-settled",
             Workload::PeakRss => "peak-rss",
             Workload::IndexBytes => "index-bytes",
+            Workload::LoadAnon => "load-anon",
             Workload::LtmGetCold => "ltm-get-cold",
             Workload::LtmGet => "ltm-get",
             Workload::LtmSeek10 => "ltm-seek10",
@@ -310,9 +315,10 @@ impl Workload {
             | Workload::MergeAppendDisk
             | Workload::LtmPeakRss => Unit::MiB,
             Workload::LtmReadBytes => Unit::BytesPerGet,
-            Workload::IndexBytes | Workload::DeleteHeavyIndex | Workload::LtmOpenAnon => {
-                Unit::BytesPerKey
-            }
+            Workload::IndexBytes
+            | Workload::DeleteHeavyIndex
+            | Workload::LoadAnon
+            | Workload::LtmOpenAnon => Unit::BytesPerKey,
             Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
         }
@@ -439,6 +445,12 @@ impl Workload {
             Workload::PeakRss => "peak resident set (VmHWM) of the engine's process",
             Workload::IndexBytes => {
                 "bytes of the in-memory index per key, after the reopen (see below)"
+            }
+            Workload::LoadAnon => {
+                "anonymous memory (`RssAnon`) the open and the load added, per key, 5 s \
+                 after the last write: what a process that filled the store by writes \
+                 holds of its own (AlexDB packs the index and gives free index memory \
+                 back once a keyspace is quiet; RocksDB holds its memtables)"
             }
             Workload::LtmGetCold => {
                 "larger than memory (a fresh process in a memory cgroup limited to a quarter \

@@ -514,6 +514,7 @@ fn engine_options(
         create_if_missing: opts.create_if_missing && access == Access::ReadWrite,
         error_if_exists: opts.error_if_exists,
         pack_index_at_open: opts.pack_index_at_open,
+        pack_index_when_quiet: opts.pack_index_at_open,
         on_background_error: Some(on_background_error),
         ..alexdb_engine::Options::default()
     }

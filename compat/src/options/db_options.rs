@@ -269,7 +269,9 @@ impl Options {
     /// key's insert about 3 µs in the index against about 1.3 until its leaf
     /// grows past 2,048 keys and is turned back into full leaves (see
     /// `engine/FORMAT.md`, "The index in memory"). False keeps every leaf
-    /// full, for write-heavy work after the open with memory to spare.
+    /// full, for write-heavy work after the open with memory to spare. The
+    /// same setting packs the leaves writes made after the open, once a
+    /// column family has taken no new key for two seconds.
     pub fn set_pack_index_at_open(&mut self, pack: bool) {
         self.pack_index_at_open = pack;
     }

@@ -27,6 +27,7 @@ mod gather;
 pub(crate) mod held;
 mod output;
 mod plan;
+mod repack;
 mod rewrite;
 pub(crate) mod side_rebuilds;
 mod value_encoder;
@@ -255,6 +256,7 @@ impl Drop for Compactor {
 
 fn run(weak: Weak<Shared>) {
     let mut failures: u32 = 0;
+    let mut quiet_keyspaces = repack::Watch::default();
     loop {
         let Some(shared) = weak.upgrade() else { return };
         if failures > 0 && !back_off(&shared, failures) {
@@ -270,7 +272,10 @@ fn run(weak: Weak<Shared>) {
             crate::compaction::side_rebuilds::run(&shared);
             match paused {
                 true => Ok(0),
-                false => compact_while_needed(&shared, shared.options.compaction_dead_ratio),
+                false => {
+                    repack::run(&shared, &mut quiet_keyspaces);
+                    compact_while_needed(&shared, shared.options.compaction_dead_ratio)
+                }
             }
         }));
         match pass {

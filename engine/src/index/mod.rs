@@ -87,6 +87,18 @@ pub fn node_heap_usage() -> NodeHeapUsage {
     node_heap::usage()
 }
 
+/// Gives back to the system the memory of every 4 KiB page of the index
+/// heap that holds only free blocks, and of the empty pages it keeps for
+/// reuse, if the heap's free bytes (besides the pages kept ready for
+/// writers) exceed its used bytes divided by `per_free_byte`
+/// (`usize::MAX`: whenever any are free); returns the bytes given back.
+/// Huge pages trimmed this way are split for good, which costs lookups in
+/// the blocks left there a little: the engine calls this (with 4) once a
+/// keyspace's writes have stopped for a while.
+pub fn trim_node_heap(per_free_byte: usize) -> usize {
+    node_heap::trim_if_free_above(per_free_byte)
+}
+
 /// The rebuild threshold the engine gives [`AlexIndex::set_side_rebuild_above`]:
 /// a subtree over 2^15 keys is rebuilt by a background thread. A rebuild
 /// under the write lock holds every writer: rebuilding the doubled

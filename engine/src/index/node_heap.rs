@@ -60,6 +60,12 @@ const BLOCK_ALIGN: usize = 64;
 /// The huge page size the chunks are aligned to.
 pub(super) const HUGE_PAGE: usize = 2 << 20;
 
+/// The system's page size, what [`Heap::trim`] gives back at the least.
+const SMALL_PAGE: usize = 4096;
+
+/// Small pages in a huge page.
+const SMALL_PAGES: usize = HUGE_PAGE / SMALL_PAGE;
+
 /// Bytes of one chunk of pages. Only the bytes blocks are cut from are
 /// touched, so a small index costs what it uses, not a chunk.
 const CHUNK_BYTES: usize = 32 << 20;
@@ -167,6 +173,61 @@ struct Page {
     free: Vec<u32>,
     /// Its position in its class's list of pages with room, if listed.
     listed_at: Option<usize>,
+    /// Its small pages given back to the system by [`Heap::trim`] since a
+    /// block last overlapped them, one bit each.
+    released: [u64; SMALL_PAGES / 64],
+}
+
+impl Page {
+    /// A page given to `class`, no block cut.
+    fn new(class: usize, listed_at: usize) -> Self {
+        Page {
+            class,
+            live: 0,
+            cut: 0,
+            free: Vec::new(),
+            listed_at: Some(listed_at),
+            released: [0; SMALL_PAGES / 64],
+        }
+    }
+
+    /// Small pages of it released, in all.
+    fn released_count(&self) -> usize {
+        self.released.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The small pages that a block of this page in use overlaps, one
+    /// bit each.
+    fn small_pages_in_use(&self) -> [u64; SMALL_PAGES / 64] {
+        let bytes = class_bytes(self.class);
+        let mut live = vec![true; self.cut as usize];
+        self.free.iter().for_each(|&i| live[i as usize] = false);
+        let mut in_use = [0u64; SMALL_PAGES / 64];
+        for (block, _) in live.iter().enumerate().filter(|(_, live)| **live) {
+            for small in small_pages_of(block * bytes, bytes) {
+                in_use[small / 64] |= 1 << (small % 64);
+            }
+        }
+        in_use
+    }
+
+    /// Marks the small pages of `len` bytes from `offset` in the page as
+    /// resident again (a block cut there is about to be written); returns
+    /// how many were released.
+    fn reclaim(&mut self, offset: usize, len: usize) -> usize {
+        let mut reclaimed = 0;
+        for small in small_pages_of(offset, len) {
+            let bit = 1 << (small % 64);
+            reclaimed += usize::from(self.released[small / 64] & bit != 0);
+            self.released[small / 64] &= !bit;
+        }
+        reclaimed
+    }
+}
+
+/// The small pages that `len` bytes from `offset` in a huge page overlap.
+fn small_pages_of(offset: usize, len: usize) -> std::ops::RangeInclusive<usize> {
+    offset / SMALL_PAGE..=(offset + len - 1) / SMALL_PAGE
 }
 
 /// The heap's state, behind [`HEAP`]'s lock.
@@ -192,6 +253,9 @@ pub(super) struct Heap {
     chunk_end: usize,
     /// Bytes of blocks in use.
     used_bytes: usize,
+    /// Bytes of the small pages of pages in use that [`Heap::trim`] gave
+    /// back and no block has overlapped since.
+    trimmed_bytes: usize,
     /// Set once the heap first holds `HUGE_PAGES_FROM_BYTES`: chunks are
     /// advised for huge pages from then on.
     huge: bool,
@@ -221,6 +285,9 @@ pub struct NodeHeapUsage {
     /// blocks in pages in use, empty pages kept for reuse and pages made
     /// ready ahead of the writers.
     pub free_bytes: u64,
+    /// Of `free_bytes`, those of pages made ready ahead of the writers
+    /// (kept whatever the heap's use).
+    pub ready_bytes: u64,
     /// Bytes of address space mapped for pages (resident or not).
     pub mapped_bytes: u64,
     /// Pages the heap's own thread has faulted in ahead of the writers
@@ -231,6 +298,21 @@ pub struct NodeHeapUsage {
 /// The heap's figures now.
 pub(crate) fn usage() -> NodeHeapUsage {
     heap().usage()
+}
+
+/// Gives the heap's free memory back to the system where whole small
+/// pages of it are free (see [`Heap::trim`]), if it holds more than one
+/// byte free for `per_free_byte` bytes in use (pages made ready ahead of
+/// the writers do not count: they are kept ready whatever this does);
+/// returns the bytes given back.
+pub(crate) fn trim_if_free_above(per_free_byte: usize) -> usize {
+    let mut heap = heap();
+    let held = (heap.pages.len() + heap.empty.len()) * HUGE_PAGE;
+    let free = held - heap.used_bytes - heap.trimmed_bytes;
+    match free > heap.used_bytes / per_free_byte.max(1) {
+        true => heap.trim(),
+        false => 0,
+    }
 }
 
 static HEAP: Mutex<Heap> = Mutex::new(Heap::new());
@@ -260,6 +342,7 @@ impl Heap {
             next_page: 0,
             chunk_end: 0,
             used_bytes: 0,
+            trimmed_bytes: 0,
             huge: false,
             preparing: 0,
             pages_made_ready: 0,
@@ -271,7 +354,8 @@ impl Heap {
         let held = (self.pages.len() + self.empty.len() + self.ready.len()) * HUGE_PAGE;
         NodeHeapUsage {
             used_bytes: self.used_bytes as u64,
-            free_bytes: (held - self.used_bytes) as u64,
+            free_bytes: (held - self.used_bytes - self.trimmed_bytes) as u64,
+            ready_bytes: (self.ready.len() * HUGE_PAGE) as u64,
             mapped_bytes: (self.chunks.len() * CHUNK_BYTES) as u64,
             pages_made_ready: self.pages_made_ready,
         }
@@ -290,11 +374,15 @@ impl Heap {
             page.cut - 1
         });
         page.live += 1;
+        let offset = index as usize * class_bytes(class);
+        if page.released != [0; SMALL_PAGES / 64] {
+            self.trimmed_bytes -= page.reclaim(offset, class_bytes(class)) * SMALL_PAGE;
+        }
         if page.free.is_empty() && page.cut == blocks_per_page(class) {
             self.unlist(page_addr);
         }
         self.used_bytes += class_bytes(class);
-        Some(page_addr + index as usize * class_bytes(class))
+        Some(page_addr + offset)
     }
 
     /// Takes back the block of `class` at `addr`; a page left with no
@@ -311,9 +399,15 @@ impl Heap {
         page.live -= 1;
         self.used_bytes -= class_bytes(class);
         if page.live == 0 {
+            let trimmed = page.released_count() * SMALL_PAGE;
             self.unlist(page_addr);
             self.pages.remove(&page_addr);
-            self.empty_page(page_addr);
+            self.trimmed_bytes -= trimmed;
+            match trimmed {
+                0 => self.empty_page(page_addr),
+                // Partly given back already: not worth keeping.
+                _ => self.release_page(page_addr),
+            }
         } else if page.listed_at.is_none() {
             page.listed_at = Some(self.with_room[class].len());
             self.with_room[class].push(page_addr);
@@ -337,13 +431,7 @@ impl Heap {
         if self.wants_ready_pages() {
             page_prep::wake();
         }
-        let page = Page {
-            class,
-            live: 0,
-            cut: 0,
-            free: Vec::new(),
-            listed_at: Some(self.with_room[class].len()),
-        };
+        let page = Page::new(class, self.with_room[class].len());
         self.pages.insert(addr, page);
         self.with_room[class].push(addr);
         Some(addr)
@@ -372,8 +460,65 @@ impl Heap {
             self.empty.push(addr);
             return;
         }
-        release(&self.chunks, addr);
+        self.release_page(addr);
+    }
+
+    /// Gives the memory of a page no class holds back to the system.
+    fn release_page(&mut self, addr: usize) {
+        release(&self.chunks, addr, HUGE_PAGE);
         self.released.push(addr);
+    }
+
+    /// Gives back to the system the memory of every small page of the
+    /// heap's pages that no block in use overlaps, and of the empty pages
+    /// kept for reuse; returns the bytes given back.
+    ///
+    /// Blocks freed in a page whose other blocks stay in use keep their
+    /// memory until their class takes them again: a database filled by
+    /// writes, whose data nodes were copied as they grew, held 2.4 bytes
+    /// free for each byte in use. This gives it back. A huge page trimmed
+    /// this way is split into small pages for good (the blocks left in it
+    /// cost a TLB entry per 4 KiB), so the index calls it once its writes
+    /// have stopped for a while, not as it goes.
+    fn trim(&mut self) -> usize {
+        let mut given_back = self.empty.len() * HUGE_PAGE;
+        while let Some(addr) = self.empty.pop() {
+            self.release_page(addr);
+        }
+        let addrs: Vec<usize> = self.pages.keys().copied().collect();
+        for addr in addrs {
+            given_back += self.trim_page(addr);
+        }
+        given_back
+    }
+
+    /// Gives back the small pages of the page at `addr` that no block in
+    /// use overlaps and that are not given back already; returns the
+    /// bytes given back.
+    fn trim_page(&mut self, addr: usize) -> usize {
+        let Some(page) = self.pages.get_mut(&addr) else {
+            return 0;
+        };
+        let in_use = page.small_pages_in_use();
+        let mut given_back = 0;
+        let mut run: Option<usize> = None;
+        for small in 0..=SMALL_PAGES {
+            let (word, bit) = (small / 64, 1u64 << (small % 64));
+            let wanted = small < SMALL_PAGES && (in_use[word] | page.released[word]) & bit == 0;
+            match (wanted, run) {
+                (true, None) => run = Some(small),
+                (false, Some(first)) => {
+                    let len = (small - first) * SMALL_PAGE;
+                    release(&self.chunks, addr + first * SMALL_PAGE, len);
+                    (first..small).for_each(|s| page.released[s / 64] |= 1 << (s % 64));
+                    given_back += len;
+                    run = None;
+                }
+                _ => {}
+            }
+        }
+        self.trimmed_bytes += given_back;
+        given_back
     }
 
     /// Whether [`page_prep`] should make another page ready: the heap is
@@ -459,20 +604,22 @@ fn chunk_of(chunks: &[&'static MmapMut], addr: usize) -> Option<(&'static MmapMu
     })
 }
 
-/// Gives the memory of the unused page at `addr` back to the system; the
-/// page stays mapped and reads as zeros when next touched.
-fn release(chunks: &[&'static MmapMut], addr: usize) {
+/// Gives the memory of the `len` bytes at `addr` (whole small pages of
+/// one page, no block in use among them) back to the system; they stay
+/// mapped and read as zeros when next touched.
+fn release(chunks: &[&'static MmapMut], addr: usize, len: usize) {
     let Some((map, offset)) = chunk_of(chunks, addr) else {
         return;
     };
-    // SAFETY: no block of the page is in use (its class gave it up at
-    // zero live blocks), so nothing reads or writes the page; after
-    // `MADV_DONTNEED` an anonymous private page reads as zeros, which is
-    // all a block cut from it later may assume (nothing: blocks are
+    // SAFETY: no block in use overlaps the range (a whole page whose class
+    // gave it up at zero live blocks, or small pages `trim` found only
+    // free or never-cut blocks in), and the heap's lock, held by the
+    // caller, keeps any from being handed out meanwhile; a freed block is
+    // read by no one (`deallocate` is called once nothing refers to it).
+    // After `MADV_DONTNEED` anonymous private memory reads as zeros, which
+    // is all a block cut there later may assume (nothing: blocks are
     // written before they are read).
-    let _ = unsafe {
-        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, HUGE_PAGE)
-    };
+    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
 }
 
 /// Maps a chunk of `CHUNK_BYTES` on a 2 MiB boundary and returns its start
@@ -612,6 +759,85 @@ mod tests {
         }
         assert_eq!(heap.usage().mapped_bytes, mapped, "no new chunk");
         assert!(heap.empty.is_empty() && heap.released.is_empty());
+    }
+
+    /// Fills the `len` bytes of the block at `addr` with `byte`.
+    fn fill(addr: usize, len: usize, byte: u8) {
+        // SAFETY: `addr` is a block of at least `len` bytes the test's heap
+        // handed out and the test alone uses.
+        unsafe { (addr as *mut u8).write_bytes(byte, len) }
+    }
+
+    /// Whether the `len` bytes of the block at `addr` all hold `byte`.
+    fn holds(addr: usize, len: usize, byte: u8) -> bool {
+        // SAFETY: as in `fill`; the block's bytes were written or read as
+        // zeros from an anonymous map.
+        unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
+            .iter()
+            .all(|&b| b == byte)
+    }
+
+    /// Trimming gives back exactly the small pages only free blocks
+    /// cover, keeps every block in use as it was, and does nothing twice;
+    /// blocks cut there again read as zeros and count as resident again.
+    #[test]
+    fn trim_gives_back_free_small_pages_and_keeps_blocks_in_use() {
+        let mut heap = Heap::new();
+        let class = class_of(Layout::from_size_align(1024, 8).unwrap()).unwrap();
+        let per_small = SMALL_PAGE / 1024;
+        let count = 2 * blocks_per_page(class) as usize;
+        let blocks: Vec<usize> = (0..count).map(|_| heap.take(class).unwrap()).collect();
+        let pattern = |i: usize| (i % 251 + 1) as u8;
+        blocks
+            .iter()
+            .enumerate()
+            .for_each(|(i, &b)| fill(b, 1024, pattern(i)));
+        // Every other small page freed whole; one block freed in each other.
+        let freed = |i: usize| (i / per_small).is_multiple_of(2) || i % per_small == 1;
+        let before = heap.usage();
+        for (_, &b) in blocks.iter().enumerate().filter(|&(i, _)| freed(i)) {
+            heap.give_back(class, b);
+        }
+        let whole = count / per_small / 2 * SMALL_PAGE;
+        assert_eq!(heap.trim(), whole);
+        assert_eq!(heap.trim(), 0, "nothing left to give back");
+        let after = heap.usage();
+        let freed_bytes = blocks.iter().enumerate().filter(|&(i, _)| freed(i)).count() * 1024;
+        assert_eq!(
+            after.free_bytes,
+            before.free_bytes + freed_bytes as u64 - whole as u64
+        );
+        for (i, &b) in blocks.iter().enumerate().filter(|&(i, _)| !freed(i)) {
+            assert!(
+                holds(b, 1024, pattern(i)),
+                "block {i} in use kept its bytes"
+            );
+        }
+        // Taken again, the freed blocks of given-back small pages read as zeros.
+        let again: Vec<usize> = (0..freed_bytes / 1024)
+            .map(|_| heap.take(class).unwrap())
+            .collect();
+        let zeroed = again.iter().filter(|&&b| holds(b, 1024, 0)).count();
+        assert_eq!(zeroed * 1024, whole);
+        assert_eq!(
+            heap.trimmed_bytes, 0,
+            "every given-back small page is in use again"
+        );
+        again.iter().for_each(|&b| fill(b, 1024, 0xAB));
+        assert!(again.iter().all(|&b| holds(b, 1024, 0xAB)));
+        // A page emptied after a trim goes back whole; the figures return to zero.
+        let (kept, _): (Vec<usize>, Vec<usize>) = (0..count).partition(|&i| !freed(i));
+        assert_eq!(heap.trim(), 0);
+        let some_free = again[..again.len() / 2].to_vec();
+        some_free.iter().for_each(|&b| heap.give_back(class, b));
+        assert!(heap.trim() > 0);
+        again[again.len() / 2..]
+            .iter()
+            .for_each(|&b| heap.give_back(class, b));
+        kept.iter().for_each(|&i| heap.give_back(class, blocks[i]));
+        let usage = heap.usage();
+        assert_eq!((usage.used_bytes, heap.trimmed_bytes), (0, 0));
+        assert!(heap.pages.is_empty());
     }
 
     /// Once the heap holds enough for huge pages, taking pages wakes its
