@@ -36,7 +36,7 @@ mod write;
 
 // The public module paths, wherever the modules live in the tree.
 pub use compaction::filter as compaction_filter;
-pub use db::{checkpoint, dir_lock, keyspace, stats};
+pub use db::{checkpoint, dir_lock, keyspace, memory_budget, stats};
 pub use format::location;
 pub use mvcc::range_tombstones;
 pub use read::{iter, log_reader, snapshot};
@@ -53,6 +53,7 @@ pub use error::{Error, Result};
 pub use iter::{Cursor, Entry, KeyRange};
 pub use keyspace::{DEFAULT_KEYSPACE, KeyspaceId};
 pub use log_reader::{BatchLog, LoggedBatch, LoggedRecord};
+pub use memory_budget::{MemoryBudget, MemoryUse};
 pub use merge::MergeFunction;
 pub use options::{
     BackgroundErrorListener, Compression, MAX_KEY_BYTES, MAX_VALUE_BYTES, MIN_SEGMENT_BYTES,

@@ -100,6 +100,14 @@ pub struct Options {
     /// index's writers for about as long as copying those leaves takes
     /// (milliseconds a million keys). Default: `true`.
     pub pack_index_when_quiet: bool,
+    /// A bound on the memory the engine holds of its own (the index, the
+    /// index heap's free memory, segments' key filters and directories;
+    /// not the mapped files), kept by the compaction thread (so only with
+    /// [`Self::background_compaction`]) by dropping what can be rebuilt,
+    /// packing the index and giving free memory back; see
+    /// [`crate::memory_budget`] for what counts and what over-budget does.
+    /// Default: none.
+    pub memory_budget: Option<crate::MemoryBudget>,
     /// The file system seam all file I/O goes through. Default: the real one.
     pub file_system: Arc<dyn FileSystem>,
     /// Called on the compaction thread with the error's text each time a
@@ -125,6 +133,7 @@ impl Default for Options {
             verify_checksums: true,
             pack_index_at_open: true,
             pack_index_when_quiet: true,
+            memory_budget: None,
             file_system: Arc::new(StdFileSystem),
             on_background_error: None,
         }
@@ -144,6 +153,7 @@ impl fmt::Debug for Options {
             .field("verify_checksums", &self.verify_checksums)
             .field("pack_index_at_open", &self.pack_index_at_open)
             .field("pack_index_when_quiet", &self.pack_index_when_quiet)
+            .field("memory_budget", &self.memory_budget)
             .field("on_background_error", &self.on_background_error.is_some())
             .finish_non_exhaustive()
     }

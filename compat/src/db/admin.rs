@@ -566,6 +566,15 @@ fn stats_text(path: &Path, stats: &Stats) -> String {
         ("Dead bytes", stats.dead_bytes.to_string()),
         ("Index entries", stats.index_entries.to_string()),
         ("Index bytes", stats.index_bytes.to_string()),
+        ("Memory held", stats.memory_use.total().to_string()),
+        (
+            "Memory over budget",
+            match stats.memory_over_budget {
+                true => "yes",
+                false => "no",
+            }
+            .to_string(),
+        ),
         ("Compactions", stats.compactions.to_string()),
         ("Bytes reclaimed", stats.bytes_reclaimed.to_string()),
         ("Compaction errors", stats.compaction_errors.to_string()),

@@ -515,6 +515,7 @@ fn engine_options(
         error_if_exists: opts.error_if_exists,
         pack_index_at_open: opts.pack_index_at_open,
         pack_index_when_quiet: opts.pack_index_at_open,
+        memory_budget: opts.memory_budget.clone(),
         on_background_error: Some(on_background_error),
         ..alexdb_engine::Options::default()
     }

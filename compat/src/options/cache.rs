@@ -3,9 +3,14 @@
 //!
 //! AlexDB reads its data through memory maps and keeps no block cache, so a
 //! cache holds nothing: it remembers its capacity and reports zero usage.
+//! A write buffer manager's size (or, made with a cache, that cache's
+//! capacity) becomes the memory budget of every database opened with it:
+//! see [`WriteBufferManager`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use alexdb_engine::MemoryBudget;
 
 /// A block or row cache, shared by cloning.
 ///
@@ -110,36 +115,62 @@ impl LruCacheOptions {
 struct WriteBufferBudget {
     buffer_size: AtomicUsize,
     allow_stall: AtomicBool,
+    /// The engine's budget for the databases opened with the manager.
+    memory: MemoryBudget,
+    /// Whether `memory` follows `buffer_size` (not made with a cache).
+    memory_follows_size: bool,
 }
 
-/// A memory budget for write buffers shared by several column families or
-/// databases, shared by cloning.
+/// A memory budget shared by several column families or databases, shared
+/// by cloning.
 ///
-/// AlexDB records the budget; it does not yet limit its write buffers by it,
-/// and reports zero usage.
+/// AlexDB has no write buffers (a write goes straight to its log segment),
+/// so it charges nothing to the manager ([`Self::get_usage`] is 0). What it
+/// holds of its own is its index, the index heap's free memory and
+/// compaction's key filters; a database opened with a manager keeps those
+/// within a memory budget (`alexdb_engine::memory_budget`): the manager's
+/// buffer size, or for [`Self::new_write_buffer_manager_with_cache`] the
+/// cache's capacity (RocksDB's recipe for bounding memtables and block
+/// cache together). Over it, AlexDB drops compaction's filters, packs its
+/// index and gives free index memory back; it never evicts the index
+/// itself and never stalls writes (`allow_stall` has no effect), and
+/// reports in `rocksdb.stats` what it holds (`Memory held`) and whether it
+/// stays over (`Memory over budget`).
 #[derive(Clone, Debug)]
 pub struct WriteBufferManager(Arc<WriteBufferBudget>);
 
 impl WriteBufferManager {
     /// Creates a manager with a budget of `buffer_size` bytes (0: unlimited).
     pub fn new_write_buffer_manager(buffer_size: usize, allow_stall: bool) -> Self {
-        Self(Arc::new(WriteBufferBudget {
-            buffer_size: AtomicUsize::new(buffer_size),
-            allow_stall: AtomicBool::new(allow_stall),
-        }))
+        Self::with_memory(buffer_size, allow_stall, buffer_size, true)
     }
 
-    /// Creates a manager that would charge its memory to `cache`; AlexDB has
-    /// no block cache, so this is the same as [`Self::new_write_buffer_manager`].
+    /// Creates a manager that charges its memory to `cache`: the databases
+    /// opened with it keep within the cache's capacity (as it is now).
     pub fn new_write_buffer_manager_with_cache(
         buffer_size: usize,
         allow_stall: bool,
-        _cache: Cache,
+        cache: Cache,
     ) -> Self {
-        Self::new_write_buffer_manager(buffer_size, allow_stall)
+        Self::with_memory(buffer_size, allow_stall, cache.capacity(), false)
     }
 
-    /// Bytes of write buffers charged to the manager: always 0 for now.
+    fn with_memory(buffer_size: usize, allow_stall: bool, memory: usize, follows: bool) -> Self {
+        Self(Arc::new(WriteBufferBudget {
+            buffer_size: AtomicUsize::new(buffer_size),
+            allow_stall: AtomicBool::new(allow_stall),
+            memory: MemoryBudget::new(memory as u64),
+            memory_follows_size: follows,
+        }))
+    }
+
+    /// The memory budget of the databases opened with the manager.
+    pub(crate) fn memory_budget(&self) -> MemoryBudget {
+        self.0.memory.clone()
+    }
+
+    /// Bytes of write buffers charged to the manager: always 0, AlexDB has
+    /// no write buffers.
     pub fn get_usage(&self) -> usize {
         0
     }
@@ -149,9 +180,14 @@ impl WriteBufferManager {
         self.0.buffer_size.load(Ordering::Relaxed)
     }
 
-    /// Changes the budget.
+    /// Changes the budget (and, for a manager not made with a cache, the
+    /// memory budget of the databases opened with it, from their next
+    /// check on).
     pub fn set_buffer_size(&self, new_size: usize) {
         self.0.buffer_size.store(new_size, Ordering::Relaxed);
+        if self.0.memory_follows_size {
+            self.0.memory.set_bytes(new_size as u64);
+        }
     }
 
     /// Whether a budget is set (a non-zero buffer size).
@@ -159,7 +195,8 @@ impl WriteBufferManager {
         self.get_buffer_size() != 0
     }
 
-    /// Sets whether writers stall when the budget is exceeded.
+    /// Sets whether writers stall when the budget is exceeded; AlexDB never
+    /// stalls writes for memory, so this is only recorded.
     pub fn set_allow_stall(&self, allow_stall: bool) {
         self.0.allow_stall.store(allow_stall, Ordering::Relaxed);
     }

@@ -68,6 +68,9 @@ pub struct Options {
     pub(crate) convert_rocksdb: bool,
     /// Whether an open builds its index with packed leaves.
     pub(crate) pack_index_at_open: bool,
+    /// The engine's memory budget (a write buffer manager's, or
+    /// [`Options::set_memory_budget`]).
+    pub(crate) memory_budget: Option<alexdb_engine::MemoryBudget>,
     pub(crate) paranoid_checks: bool,
     pub(crate) max_open_files: i32,
     pub(crate) use_fsync: bool,
@@ -110,6 +113,7 @@ impl Default for Options {
             error_if_exists: false,
             convert_rocksdb: false,
             pack_index_at_open: true,
+            memory_budget: None,
             paranoid_checks: true,
             max_open_files: -1,
             use_fsync: false,
@@ -274,6 +278,18 @@ impl Options {
     /// column family has taken no new key for two seconds.
     pub fn set_pack_index_at_open(&mut self, pack: bool) {
         self.pack_index_at_open = pack;
+    }
+
+    /// AlexDB only: bounds what the database holds in memory of its own
+    /// (its index, the index heap's free memory, compaction's key filters;
+    /// not the mapped data files, which the page cache holds) to `bytes`
+    /// (0: unlimited). Over it, a background check every second drops the
+    /// filters, packs the index and gives free index memory back; the
+    /// index itself is never evicted and writes never stall for it
+    /// (`rocksdb.stats` says when a database stays over). The same as a
+    /// [`crate::WriteBufferManager`] of that size, not shared.
+    pub fn set_memory_budget(&mut self, bytes: usize) {
+        self.memory_budget = Some(alexdb_engine::MemoryBudget::new(bytes as u64));
     }
 
     /// If true, damaged data found on open or read is reported as an error

@@ -280,8 +280,12 @@ impl Options {
         self.recorded.set("allow_ingest_behind", flag(val));
     }
 
-    /// Accepted for compatibility; AlexDB does not yet share a write buffer budget, so this has no effect.
-    pub fn set_write_buffer_manager(&mut self, _write_buffer_manager: &WriteBufferManager) {}
+    /// Opens the database within `write_buffer_manager`'s memory budget
+    /// (see [`WriteBufferManager`]: AlexDB has no write buffers, and bounds
+    /// its index, its free index memory and compaction's filters by it).
+    pub fn set_write_buffer_manager(&mut self, write_buffer_manager: &WriteBufferManager) {
+        self.memory_budget = Some(write_buffer_manager.memory_budget());
+    }
 
     /// Accepted for compatibility; AlexDB already defers file deletion to the background, so this has no effect.
     pub fn set_avoid_unnecessary_blocking_io(&mut self, val: bool) {

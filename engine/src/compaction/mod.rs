@@ -17,6 +17,7 @@
 //! them: that may be a reader's, so a reader can unlink a file.
 
 mod apply_ranges;
+mod budget;
 mod chain;
 mod decisions;
 pub mod filter;
@@ -257,6 +258,7 @@ impl Drop for Compactor {
 fn run(weak: Weak<Shared>) {
     let mut failures: u32 = 0;
     let mut quiet_keyspaces = repack::Watch::default();
+    let mut budget_check = budget::LastCheck::default();
     loop {
         let Some(shared) = weak.upgrade() else { return };
         if failures > 0 && !back_off(&shared, failures) {
@@ -274,6 +276,7 @@ fn run(weak: Weak<Shared>) {
                 true => Ok(0),
                 false => {
                     repack::run(&shared, &mut quiet_keyspaces);
+                    budget::run(&shared, &mut budget_check);
                     compact_while_needed(&shared, shared.options.compaction_dead_ratio)
                 }
             }

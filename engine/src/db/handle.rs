@@ -715,13 +715,11 @@ impl Db {
         let s = &self.shared();
         let table = s.segments.load();
         let keyspaces = s.keyspaces.load();
+        let memory_use = s.memory_use();
         Stats {
             live_keys: keyspaces.iter().map(|k| k.live_keys()).sum(),
             index_entries: keyspaces.iter().map(|k| k.index.len() as u64).sum(),
-            index_bytes: keyspaces
-                .iter()
-                .map(|k| k.index.memory_bytes() as u64)
-                .sum(),
+            index_bytes: memory_use.index_bytes,
             index_heap: crate::index::node_heap_usage(),
             mapped_bytes: table.iter().map(|x| x.bytes().len() as u64).sum(),
             data_bytes: table.iter().map(|x| x.data_bytes()).sum(),
@@ -753,6 +751,9 @@ impl Db {
                 .map(|k| k.range_tombstones().len() as u64)
                 .sum(),
             records_read_at_open: s.counters.records_read_at_open.load(Ordering::Relaxed),
+            memory_use,
+            memory_budget_actions: s.counters.budget_actions.load(Ordering::Relaxed),
+            memory_over_budget: s.counters.over_budget.load(Ordering::Relaxed),
         }
     }
 }

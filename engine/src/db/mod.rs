@@ -13,6 +13,7 @@ pub(crate) mod file_hold;
 pub(crate) mod follower;
 mod handle;
 pub mod keyspace;
+pub mod memory_budget;
 pub(crate) mod shared;
 pub mod stats;
 

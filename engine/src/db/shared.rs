@@ -99,9 +99,35 @@ pub(crate) struct Counters {
     pub install_steps: AtomicU64,
     /// Segment tables published since open (see [`Shared::publish_segments`]).
     pub segment_tables: AtomicU64,
+    /// Times the compaction thread found the database over its memory
+    /// budget and acted (see `compaction::budget`).
+    pub budget_actions: AtomicU64,
+    /// Whether the last check found it still over after acting.
+    pub over_budget: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
+    /// What the database holds against a memory budget (walks every
+    /// keyspace's index).
+    pub fn memory_use(&self) -> crate::MemoryUse {
+        let heap = crate::index::node_heap_usage();
+        crate::MemoryUse {
+            index_bytes: self
+                .keyspaces
+                .load()
+                .iter()
+                .map(|k| k.index.memory_bytes() as u64)
+                .sum(),
+            index_heap_free_bytes: heap.free_bytes,
+            segment_filter_bytes: self
+                .segments
+                .load()
+                .iter()
+                .map(|x| x.rebuildable_bytes() as u64)
+                .sum(),
+        }
+    }
+
     /// Makes `table` the segment table readers load, and counts it.
     pub fn publish_segments(&self, table: Arc<SegmentTable>) {
         self.segments.store(table);

@@ -62,6 +62,15 @@ pub struct Stats {
     /// all of them without a usable index checkpoint, else only those
     /// written after its cut.
     pub records_read_at_open: u64,
+    /// What the database holds against a memory budget (see
+    /// [`crate::memory_budget`]), whether or not it has one.
+    pub memory_use: crate::MemoryUse,
+    /// Times the database was found over its memory budget and its
+    /// rebuildable memory dropped, its index packed, its heap trimmed.
+    pub memory_budget_actions: u64,
+    /// Whether, at the last check, it was still over its budget after that
+    /// (its packed index alone is more than the budget).
+    pub memory_over_budget: bool,
 }
 
 impl Stats {

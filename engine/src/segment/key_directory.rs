@@ -37,6 +37,11 @@ pub struct KeyDirectory {
 }
 
 impl KeyDirectory {
+    /// Heap bytes of the directory.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.len() * 4 + self.block_min_seq.len() * 8
+    }
+
     /// The directory of the records in `bytes` (the segment's written
     /// bytes, header included).
     pub fn build(bytes: &[u8]) -> Self {

@@ -37,6 +37,11 @@ impl KeyFilter {
         filter
     }
 
+    /// Heap bytes of the filter.
+    pub fn heap_bytes(&self) -> usize {
+        self.bits.len() * 8
+    }
+
     /// Whether `key` of `keyspace` may be in the set.
     pub fn may_contain(&self, keyspace: u32, key: &[u8]) -> bool {
         self.probes(keyspace, key)

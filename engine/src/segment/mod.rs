@@ -13,6 +13,7 @@ pub mod key_directory;
 pub mod key_filter;
 pub mod key_span;
 pub(crate) mod map_advice;
+mod rebuildable;
 pub(crate) mod resolver;
 pub mod scan;
 pub mod summary;
@@ -39,6 +40,7 @@ use crate::options::MAX_VALUE_BYTES;
 use self::key_directory::KeyDirectory;
 use self::key_filter::KeyFilter;
 use self::key_span::KeySpan;
+use self::rebuildable::Rebuildable;
 
 pub use table::SegmentTable;
 
@@ -90,11 +92,12 @@ pub struct Segment {
     seq_ceiling: AtomicU64,
     /// Smallest and largest key of any record in the segment.
     key_span: Mutex<KeySpan>,
-    /// The segment's keys, built on first use once it is sealed.
-    key_filter: OnceLock<KeyFilter>,
+    /// The segment's keys, built on first use once it is sealed (and again
+    /// after the memory budget dropped it).
+    key_filter: Rebuildable<KeyFilter>,
     /// The segment's keyed records in key order, built on first use once it
-    /// is sealed.
-    key_directory: OnceLock<KeyDirectory>,
+    /// is sealed (and again after the memory budget dropped it).
+    key_directory: Rebuildable<KeyDirectory>,
     /// Set when compaction has replaced this segment: the file is removed
     /// when the last reference to it is dropped.
     obsolete: AtomicBool,
@@ -214,8 +217,8 @@ impl Segment {
             min_seq: AtomicU64::new(u64::MAX),
             seq_ceiling: AtomicU64::new(0),
             key_span: Mutex::new(KeySpan::default()),
-            key_filter: OnceLock::new(),
-            key_directory: OnceLock::new(),
+            key_filter: Rebuildable::default(),
+            key_directory: Rebuildable::default(),
             obsolete: AtomicBool::new(false),
             writeback_from: AtomicU64::new(0),
             advice: AtomicU8::new(MapAdvice::Default as u8),
@@ -417,7 +420,7 @@ impl Segment {
             return false;
         }
         self.key_filter
-            .get_or_init(|| {
+            .get_or_build(|| {
                 let mut keys = Vec::new();
                 scan::scan_frames(self.written_bytes(), |_, r| {
                     keys.push((r.keyspace, r.key));
@@ -439,8 +442,24 @@ impl Segment {
         }
         let written = self.written_bytes();
         self.key_directory
-            .get_or_init(|| KeyDirectory::build(written))
+            .get_or_build(|| KeyDirectory::build(written))
             .holds_older_in(written, keyspace, start, end, seq)
+    }
+
+    /// Heap bytes of the key filter and key directory built for the
+    /// segment, if any.
+    pub fn rebuildable_bytes(&self) -> usize {
+        self.key_filter.bytes(KeyFilter::heap_bytes)
+            + self.key_directory.bytes(KeyDirectory::heap_bytes)
+    }
+
+    /// Drops the segment's key filter and key directory (the next use
+    /// builds them again); returns the heap bytes they held.
+    pub fn drop_rebuildable(&self) -> usize {
+        let bytes = self.rebuildable_bytes();
+        self.key_filter.drop_built();
+        self.key_directory.drop_built();
+        bytes
     }
 
     pub(crate) fn note_key(&self, keyspace: u32, key: &[u8]) {
