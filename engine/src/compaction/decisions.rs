@@ -11,6 +11,7 @@ use crate::format::location::Location;
 use crate::format::record::{
     self, MergeState, RecordFields, RecordKind, RecordView, ValueEncoding, short_len, shortened_len,
 };
+use crate::io::transient::{TransientVec, transient_vec};
 use crate::mvcc::{Relocation, merge_stack};
 use crate::segment::Segment;
 
@@ -85,9 +86,10 @@ pub(super) struct DroppedTombstone<'a> {
 }
 
 /// What one compaction keeps, drops and splices.
-#[derive(Default)]
 pub(super) struct Decisions<'a> {
-    pub(super) copies: Vec<Copy<'a>>,
+    /// The records copied (millions in a large pass: in blocks of their
+    /// own, see `io::transient`).
+    pub(super) copies: TransientVec<Copy<'a>>,
     pub(super) drops: Vec<DroppedTombstone<'a>>,
     /// Range tombstones met in the inputs, decided after the point keys.
     pub(super) ranges: Vec<Copy<'a>>,
@@ -102,6 +104,21 @@ pub(super) struct Decisions<'a> {
     pub(super) holds: Holds,
     /// The compaction filters at work, and the records they rewrote.
     pub(super) filtering: Filtering<'a>,
+}
+
+impl Default for Decisions<'_> {
+    fn default() -> Self {
+        Decisions {
+            copies: transient_vec(),
+            drops: Vec::new(),
+            ranges: Vec::new(),
+            range_drops: Vec::new(),
+            splices: Vec::new(),
+            held_range_delete: false,
+            holds: Holds::default(),
+            filtering: Filtering::default(),
+        }
+    }
 }
 
 /// [`short_len_of`] as a [`Copy`] keeps it: 0 where there is no short

@@ -10,6 +10,7 @@ use crate::db::shared::Shared;
 use crate::error::{Error, Result};
 use crate::format::location::Location;
 use crate::format::record::RecordKind;
+use crate::io::transient::{Transient, TransientVec};
 use crate::segment::Segment;
 use crate::segment::scan::{records_by_headers, scan_frames};
 
@@ -25,7 +26,7 @@ pub(super) fn gather<'a>(
     shared: &Shared,
     inputs: &'a [Arc<Segment>],
     out: &mut Decisions<'a>,
-) -> Result<Vec<InputKey<'a>>> {
+) -> Result<TransientVec<InputKey<'a>>> {
     let keyspaces = shared.keyspaces.load();
     // Sized up front: a vector of millions of keys that grew by doubling
     // was copied by `realloc` under the malloc arena's lock, which a writer
@@ -37,7 +38,9 @@ pub(super) fn gather<'a>(
         segment.will_read(0, segment.bytes().len() as u64);
     }
     let records = inputs.iter().map(|s| records_by_headers(s.bytes())).sum();
-    let mut keys = Vec::with_capacity(records);
+    // In blocks of their own (`io::transient`), so that their memory goes
+    // back to the system when the pass ends.
+    let mut keys = TransientVec::with_capacity_in(records, Transient);
     for segment in inputs {
         let scan = scan_frames(segment.bytes(), |offset, record| {
             let Some(ks) = keyspaces.get(KeyspaceId(record.keyspace)) else {
@@ -66,10 +69,9 @@ pub(super) fn gather<'a>(
     // Each key's newest record sorts first among its records and is kept.
     keys.sort_unstable();
     keys.dedup_by(|later, first| later.same_key(first));
-    Ok(keys
-        .into_iter()
-        .map(|k| (k.keyspace, k.key, k.record))
-        .collect())
+    let mut input_keys = TransientVec::with_capacity_in(keys.len(), Transient);
+    input_keys.extend(keys.iter().map(|k| (k.keyspace, k.key, k.record)));
+    Ok(input_keys)
 }
 
 /// A gathered key with its first 8 bytes beside it (big-endian, padded

@@ -15,6 +15,7 @@ pub(crate) mod memory;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;
+pub(crate) mod transient;
 pub(crate) mod writeback;
 
 use std::fmt::Debug;
