@@ -104,6 +104,7 @@ impl Db {
         // would have built.
         compaction::apply_range_tombstones(&shared);
         index_save::save_after_open(&shared);
+        settle_memory_after_open();
         let compactor = match shared.options.background_compaction {
             true => Some(Compactor::start(&shared)?),
             false => None,
@@ -866,7 +867,19 @@ fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
     let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;
     // In memory only, as at a primary's open (see `Db::open`).
     compaction::apply_range_tombstones(&shared);
+    settle_memory_after_open();
     Ok(shared)
+}
+
+/// Gives back the free memory an open leaves: the index heap's (the tails
+/// of the last page of each size class the bulk loads used and the pages
+/// made ready ahead of writers, which a database at rest never fills) and
+/// the process allocator's (the buffers of an open that read every record).
+/// The huge pages it trims are one a size class; the writes that follow
+/// fault in what they need.
+fn settle_memory_after_open() {
+    crate::index::trim_node_heap(usize::MAX);
+    crate::io::transient::return_free_malloc_memory();
 }
 
 /// The form of the leaves an open builds its indexes with: packed unless

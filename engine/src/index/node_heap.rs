@@ -470,8 +470,10 @@ impl Heap {
     }
 
     /// Gives back to the system the memory of every small page of the
-    /// heap's pages that no block in use overlaps, and of the empty pages
-    /// kept for reuse; returns the bytes given back.
+    /// heap's pages that no block in use overlaps, of the empty pages kept
+    /// for reuse and of the pages made ready ahead of writers (the next
+    /// page a writer takes wakes [`page_prep`] to make more); returns the
+    /// bytes given back.
     ///
     /// Blocks freed in a page whose other blocks stay in use keep their
     /// memory until their class takes them again: a database filled by
@@ -481,8 +483,8 @@ impl Heap {
     /// cost a TLB entry per 4 KiB), so the index calls it once its writes
     /// have stopped for a while, not as it goes.
     fn trim(&mut self) -> usize {
-        let mut given_back = self.empty.len() * HUGE_PAGE;
-        while let Some(addr) = self.empty.pop() {
+        let mut given_back = (self.empty.len() + self.ready.len()) * HUGE_PAGE;
+        while let Some(addr) = self.empty.pop().or_else(|| self.ready.pop()) {
             self.release_page(addr);
         }
         let addrs: Vec<usize> = self.pages.keys().copied().collect();

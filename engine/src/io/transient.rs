@@ -89,6 +89,21 @@ unsafe impl Allocator for Transient {
     }
 }
 
+/// Asks the process's allocator to give its free memory back to the
+/// system (glibc: `malloc_trim`; elsewhere nothing). After an open that
+/// read every record (no usable index checkpoint), the main malloc arena
+/// held 18 MB free at 1M keys, 19 bytes a key beside an index of 6; this
+/// gives it back. It frees only memory no one holds, at the cost of a walk
+/// of the allocator's free lists.
+pub(crate) fn return_free_malloc_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases memory the allocator holds free;
+    // it takes the allocator's own locks and touches no memory in use.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
