@@ -480,8 +480,9 @@ impl Heap {
     /// writes, whose data nodes were copied as they grew, held 2.4 bytes
     /// free for each byte in use. This gives it back. A huge page trimmed
     /// this way is split into small pages for good (the blocks left in it
-    /// cost a TLB entry per 4 KiB), so the index calls it once its writes
-    /// have stopped for a while, not as it goes.
+    /// cost a TLB entry per 4 KiB), so the engine calls it once an open
+    /// has built its indexes and once a keyspace's writes have stopped for
+    /// a while, not as it goes.
     fn trim(&mut self) -> usize {
         let mut given_back = (self.empty.len() + self.ready.len()) * HUGE_PAGE;
         while let Some(addr) = self.empty.pop().or_else(|| self.ready.pop()) {
