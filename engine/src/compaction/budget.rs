@@ -9,7 +9,10 @@
 //! leaves (about 20 bytes a key down to about 6; new keys then cost more
 //! to insert), and gives the index heap's free small pages back to the
 //! system. Whatever is left over is the packed index itself, which is
-//! never evicted: `Stats::memory_over_budget` reports it.
+//! never evicted: `Stats::memory_over_budget` reports it. While it stays
+//! over, the steps are taken again only once what the database holds has
+//! grown since they were last taken: repeating them every second would
+//! make compaction rebuild the filters it needs for nothing.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -19,9 +22,13 @@ use crate::db::shared::Shared;
 /// How often the budget is checked at most: a check walks every index.
 pub(crate) const CHECK_EVERY: Duration = Duration::from_secs(1);
 
-/// When the budget was last checked.
+/// When the budget was last checked, and the budget and what the database
+/// held after the last steps that left it over that budget.
 #[derive(Debug, Default)]
-pub(crate) struct LastCheck(Option<Instant>);
+pub(crate) struct LastCheck {
+    at: Option<Instant>,
+    over_with: Option<(u64, u64)>,
+}
 
 /// Checks the database against its budget, if it has one and the last
 /// check was [`CHECK_EVERY`] ago, and acts if it is over.
@@ -30,15 +37,25 @@ pub(crate) fn run(shared: &Shared, last: &mut LastCheck) {
         return;
     };
     if budget.bytes() == 0 {
+        last.over_with = None;
         shared.counters.over_budget.store(false, Ordering::Relaxed);
         return;
     }
-    if last.0.is_some_and(|at| at.elapsed() < CHECK_EVERY) {
+    if last.at.is_some_and(|at| at.elapsed() < CHECK_EVERY) {
         return;
     }
-    last.0 = Some(Instant::now());
-    if !budget.is_exceeded_by(&shared.memory_use()) {
+    last.at = Some(Instant::now());
+    let held = shared.memory_use();
+    if !budget.is_exceeded_by(&held) {
+        last.over_with = None;
         shared.counters.over_budget.store(false, Ordering::Relaxed);
+        return;
+    }
+    let bytes = budget.bytes();
+    if last
+        .over_with
+        .is_some_and(|(was, before)| was == bytes && held.total() <= before)
+    {
         return;
     }
     shared
@@ -51,6 +68,7 @@ pub(crate) fn run(shared: &Shared, last: &mut LastCheck) {
         step(shared);
         still_over()
     });
+    last.over_with = over.then(|| (bytes, shared.memory_use().total()));
     shared.counters.over_budget.store(over, Ordering::Relaxed);
 }
 
