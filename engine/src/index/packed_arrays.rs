@@ -12,7 +12,7 @@
 //! | floors | 1 `u64` | the cell |
 //! | places | 2 `u32` | bits `32 × (i % 2)` and up of cell `i / 2` |
 //! | group table | 2 `u32` | as places |
-//! | words | 2 `u32` | as places |
+//! | words | 2 `u32`, or 3 of 21 bits | bits `width × (i % per cell)` and up of cell `i / per cell` |
 //! | hints | 8 `u8` | bits `8 × (i % 8)` and up of cell `i / 8` |
 //! | marks | 16 nibbles | bits `4 × (i % 16)` and up of cell `i / 16` |
 //!
@@ -25,6 +25,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::node_heap::{self, HeapBox};
 
+/// Bits of a wide word: two to a cell.
+pub(crate) const WIDE_WORD_BITS: u32 = 32;
+
+/// Bits of a narrow word: three to a cell (its top bit unused).
+pub(crate) const NARROW_WORD_BITS: u32 = 21;
+
 /// The contents of a leaf's arrays, to build a block from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parts<'a> {
@@ -36,6 +42,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) groups: &'a [u32],
     /// Each entry's word.
     pub(crate) words: &'a [u32],
+    /// Bits of each word: [`WIDE_WORD_BITS`] or [`NARROW_WORD_BITS`].
+    pub(crate) word_bits: u32,
     /// Each entry's hint.
     pub(crate) hints: &'a [u8],
     /// Each entry's mark (the low 4 bits of each byte).
@@ -80,6 +88,8 @@ struct BlockBuilder {
     cells: Cells,
     /// Entries the block will hold.
     entries: usize,
+    /// Bits of each word.
+    word_bits: u32,
     /// Windows it holds.
     windows: usize,
     /// Group-table slots it holds.
@@ -89,13 +99,13 @@ struct BlockBuilder {
 impl BlockBuilder {
     /// A block for `entries` entries, its frame written: the entries'
     /// sections (words, hints, marks, in that order) are the caller's.
-    fn new(frame: Frame<'_>, entries: usize) -> Self {
+    fn new(frame: Frame<'_>, entries: usize, word_bits: u32) -> Self {
         debug_assert_eq!(frame.floors.len(), frame.places.len());
         let (windows, group_slots) = (frame.floors.len(), frame.groups.len());
         let total = windows
             + windows.div_ceil(2)
             + group_slots.div_ceil(2)
-            + entries.div_ceil(2)
+            + entries.div_ceil(per_cell(word_bits))
             + entries.div_ceil(8)
             + entries.div_ceil(16);
         let mut cells = Cells::zeroed(total);
@@ -105,6 +115,7 @@ impl BlockBuilder {
         BlockBuilder {
             cells,
             entries,
+            word_bits,
             windows,
             group_slots,
         }
@@ -116,12 +127,13 @@ impl BlockBuilder {
         let places_at = self.windows;
         let groups_at = places_at + self.windows.div_ceil(2);
         let words_at = groups_at + self.group_slots.div_ceil(2);
-        let hints_at = words_at + self.entries.div_ceil(2);
+        let hints_at = words_at + self.entries.div_ceil(per_cell(self.word_bits));
         let marks_at = hints_at + self.entries.div_ceil(8);
         debug_assert_eq!(self.cells.filled, marks_at + self.entries.div_ceil(16));
         PackedArrays {
             cells: self.cells.block,
             entries: len(self.entries),
+            word_bits: self.word_bits as u8,
             windows: len(self.windows),
             group_slots: len(self.group_slots),
             places_at: len(places_at),
@@ -168,19 +180,37 @@ impl Cells {
 
 /// One or two 32-bit elements in a cell, the first in the low half.
 fn pack_halves(pair: &[u32]) -> u64 {
-    u64::from(pair[0]) | pair.get(1).map_or(0, |&high| u64::from(high) << 32)
+    pack_elements(pair, 32)
 }
 
-/// The low `bits` bits set (`bits` below 64).
+/// Up to a cell's worth of `width`-bit elements in a cell, the first in
+/// the low bits.
+fn pack_elements(elements: &[u32], width: u32) -> u64 {
+    let mut cell = 0;
+    for (i, &e) in elements.iter().enumerate() {
+        debug_assert!(u64::from(e) <= low_bits(width), "an element fits its width");
+        cell |= u64::from(e) << (width * i as u32);
+    }
+    cell
+}
+
+/// Elements of `width` bits in a cell.
+#[inline]
+fn per_cell(width: u32) -> usize {
+    (64 / width) as usize
+}
+
+/// The low `bits` bits set (`bits` at most 64).
 #[inline]
 fn low_bits(bits: u32) -> u64 {
-    (1u64 << bits) - 1
+    u64::MAX.checked_shr(64 - bits).unwrap_or(0)
 }
 
-/// Appends to `out` the cells of a section of `width`-bit elements (32, 8
-/// or 4; the first in a cell's low bits) that `old` holds with `value`
-/// inserted at `pos`, `new_len` elements in all. Elements past the end
-/// stay 0, as they are in `old`.
+/// Appends to `out` the cells of a section of `width`-bit elements (32,
+/// 21, 8 or 4; the first in a cell's low bits, the bits above a cell's
+/// last element 0) that `old` holds with `value` inserted at `pos`,
+/// `new_len` elements in all. Elements past the end stay 0, as they are
+/// in `old`.
 fn insert_element(
     old: &[AtomicU64],
     width: u32,
@@ -189,25 +219,28 @@ fn insert_element(
     new_len: usize,
     out: &mut Cells,
 ) {
-    let per = (64 / width) as usize;
+    let per = per_cell(width);
+    let (used, filled) = (per as u32 * width, low_bits(per as u32 * width));
     let at = pos / per;
     let load = |c: usize| old.get(c).map_or(0, |cell| cell.load(Ordering::Relaxed));
     out.extend((0..at).map(load));
     let bit = (pos % per) as u32 * width;
     let first = load(at);
-    out.push((first & low_bits(bit)) | (value << bit) | ((first & !low_bits(bit)) << width));
-    let mut carry = first >> (64 - width);
+    let moved = (first & !low_bits(bit)) << width;
+    out.push(((first & low_bits(bit)) | (value << bit) | moved) & filled);
+    let mut carry = first >> (used - width);
     for c in at + 1..new_len.div_ceil(per) {
         let cell = load(c);
-        out.push((cell << width) | carry);
-        carry = cell >> (64 - width);
+        out.push(((cell << width) | carry) & filled);
+        carry = cell >> (used - width);
     }
 }
 
 /// Appends to `out` the cells of a section of `width`-bit elements that
 /// `old` holds with element `pos` removed, `new_len` elements in all.
 fn remove_element(old: &[AtomicU64], width: u32, pos: usize, new_len: usize, out: &mut Cells) {
-    let per = (64 / width) as usize;
+    let per = per_cell(width);
+    let used = per as u32 * width;
     let at = pos / per;
     let load = |c: usize| old.get(c).map_or(0, |cell| cell.load(Ordering::Relaxed));
     let new_cells = new_len.div_ceil(per);
@@ -217,14 +250,14 @@ fn remove_element(old: &[AtomicU64], width: u32, pos: usize, new_len: usize, out
     }
     let bit = (pos % per) as u32 * width;
     let first = load(at);
-    let above = match bit + width {
-        64 => 0,
-        from => (first >> from) << bit,
+    let above = match bit + width == used {
+        true => 0,
+        false => (first >> (bit + width)) << bit,
     };
     let mut cell = (first & low_bits(bit)) | above;
     for c in at + 1..=new_cells {
         let next = load(c);
-        out.push(cell | ((next & low_bits(width)) << (64 - width)));
+        out.push(cell | ((next & low_bits(width)) << (used - width)));
         cell = next >> width;
     }
 }
@@ -234,6 +267,7 @@ fn remove_element(old: &[AtomicU64], width: u32, pos: usize, new_len: usize, out
 pub(crate) struct PackedArrays {
     cells: HeapBox<[AtomicU64]>,
     entries: u32,
+    word_bits: u8,
     windows: u32,
     group_slots: u32,
     places_at: u32,
@@ -253,8 +287,13 @@ impl PackedArrays {
             places: parts.places,
             groups: parts.groups,
         };
-        let mut block = BlockBuilder::new(frame, parts.words.len());
-        block.cells.extend(parts.words.chunks(2).map(pack_halves));
+        let width = parts.word_bits;
+        debug_assert!(width == WIDE_WORD_BITS || width == NARROW_WORD_BITS);
+        let mut block = BlockBuilder::new(frame, parts.words.len(), width);
+        let words = parts.words.chunks(per_cell(width));
+        block
+            .cells
+            .extend(words.map(|cell| pack_elements(cell, width)));
         block.cells.extend(parts.hints.chunks(8).map(|bytes| {
             let mut cell = [0u8; 8];
             cell[..bytes.len()].copy_from_slice(bytes);
@@ -282,9 +321,14 @@ impl PackedArrays {
             EntryEdit::Remove(_) => entries - 1,
             EntryEdit::Word(..) => entries,
         };
-        let mut block = BlockBuilder::new(frame, new_entries);
+        let word_bits = self.word_bits();
+        let mut block = BlockBuilder::new(frame, new_entries, word_bits);
         let sections = [
-            (self.words_at, 32, entries.div_ceil(2)),
+            (
+                self.words_at,
+                word_bits,
+                entries.div_ceil(per_cell(word_bits)),
+            ),
             (self.hints_at, 8, entries.div_ceil(8)),
             (self.marks_at, 4, entries.div_ceil(16)),
         ];
@@ -305,9 +349,10 @@ impl PackedArrays {
                 EntryEdit::Word(pos, word) => {
                     out.extend(old.iter().map(|c| c.load(Ordering::Relaxed)));
                     if section == 0 {
-                        let cell = &out.block[out.filled - count + pos / 2];
-                        let shift = 32 * (pos % 2);
-                        let kept = cell.load(Ordering::Relaxed) & !(u64::from(u32::MAX) << shift);
+                        let per = per_cell(word_bits);
+                        let cell = &out.block[out.filled - count + pos / per];
+                        let shift = word_bits * (pos % per) as u32;
+                        let kept = cell.load(Ordering::Relaxed) & !(low_bits(word_bits) << shift);
                         cell.store(kept | (u64::from(word) << shift), Ordering::Relaxed);
                     }
                 }
@@ -320,6 +365,21 @@ impl PackedArrays {
     #[inline]
     pub(crate) fn entries(&self) -> usize {
         self.entries as usize
+    }
+
+    /// Bits of each word.
+    #[inline]
+    pub(crate) fn word_bits(&self) -> u32 {
+        u32::from(self.word_bits)
+    }
+
+    /// Words in a cell.
+    #[inline]
+    fn words_per_cell(&self) -> usize {
+        match self.word_bits() {
+            WIDE_WORD_BITS => 2,
+            _ => 3,
+        }
     }
 
     /// Number of windows.
@@ -360,11 +420,21 @@ impl PackedArrays {
         self.half(self.groups_at, s, Ordering::Acquire)
     }
 
+    /// Group-table slots `2 c` and `2 c + 1`, the first in the low half.
+    #[inline]
+    pub(crate) fn group_pair(&self, c: usize) -> u64 {
+        debug_assert!(2 * c < self.group_slots());
+        self.cells[self.groups_at as usize + c].load(Ordering::Acquire)
+    }
+
     /// Entry `i`'s word.
     #[inline]
     pub(crate) fn word(&self, i: usize) -> u32 {
         debug_assert!(i < self.entries());
-        self.half(self.words_at, i, Ordering::Acquire)
+        let per = self.words_per_cell();
+        let cell = self.cells[self.words_at as usize + i / per].load(Ordering::Acquire);
+        let width = self.word_bits();
+        ((cell >> (width * (i % per) as u32)) & low_bits(width)) as u32
     }
 
     /// Entry `i`'s hint.
@@ -386,13 +456,26 @@ impl PackedArrays {
     /// Stores `word` as entry `i`'s. Writer only.
     pub(crate) fn store_word(&self, i: usize, word: u32) {
         debug_assert!(i < self.entries());
-        self.store_half(self.words_at, i, word);
+        let per = self.words_per_cell();
+        let width = self.word_bits();
+        debug_assert!(u64::from(word) <= low_bits(width));
+        let cell = &self.cells[self.words_at as usize + i / per];
+        let shift = width * (i % per) as u32;
+        let kept = cell.load(Ordering::Relaxed) & !(low_bits(width) << shift);
+        cell.store(kept | (u64::from(word) << shift), Ordering::Release);
     }
 
     /// Stores `high` into group-table slot `s`. Writer only.
     pub(crate) fn store_group(&self, s: usize, high: u32) {
         debug_assert!(s < self.group_slots());
         self.store_half(self.groups_at, s, high);
+    }
+
+    /// Stores `pair` into group-table slots `2 c` (low half) and `2 c + 1`
+    /// at once. Writer only.
+    pub(crate) fn store_group_pair(&self, c: usize, pair: u64) {
+        debug_assert!(2 * c < self.group_slots());
+        self.cells[self.groups_at as usize + c].store(pair, Ordering::Release);
     }
 
     /// Every place, in order.
@@ -410,10 +493,12 @@ impl PackedArrays {
     /// Every word, in order, read a cell at a time (a copy of a leaf reads
     /// them all: element by element it cost an insert several times more).
     pub(crate) fn words(&self) -> Vec<u32> {
-        let mut words = Vec::with_capacity(self.entries() + 1);
-        for cell in self.cells_of(self.words_at, self.entries().div_ceil(2)) {
+        let (per, width) = (self.words_per_cell(), self.word_bits());
+        let mut words = Vec::with_capacity(self.entries() + per);
+        for cell in self.cells_of(self.words_at, self.entries().div_ceil(per)) {
             let cell = cell.load(Ordering::Acquire);
-            words.extend([cell as u32, (cell >> 32) as u32]);
+            let word = |k: usize| ((cell >> (width * k as u32)) & low_bits(width)) as u32;
+            words.extend((0..per).map(word));
         }
         words.truncate(self.entries());
         words
@@ -473,7 +558,7 @@ impl PackedArrays {
         for cell in [
             self.hints_at as usize + i / 8,
             self.marks_at as usize + i / 16,
-            self.words_at as usize + i / 2,
+            self.words_at as usize + i / self.words_per_cell(),
             self.groups_at as usize,
         ] {
             crate::io::prefetch::prefetch_value(&self.cells[cell]);
@@ -517,12 +602,17 @@ mod tests {
 
     #[test]
     fn every_array_reads_back_and_stores_in_place() {
-        for (entries, windows, slots) in [(0, 0, 1), (1, 1, 2), (17, 3, 3), (1000, 33, 65)] {
+        let shapes = [(0, 0, 1), (1, 1, 2), (17, 3, 3), (1000, 33, 65)];
+        for ((entries, windows, slots), word_bits) in shapes
+            .into_iter()
+            .flat_map(|shape| [WIDE_WORD_BITS, NARROW_WORD_BITS].map(|bits| (shape, bits)))
+        {
             let floors: Vec<u64> = (0..windows as u64).map(|w| w * 1_000_003 + 7).collect();
             let places: Vec<u32> = (0..windows as u32).map(|w| (w << 8) | (w % 5)).collect();
             let groups: Vec<u32> = (0..slots as u32).map(|s| s * 3 + 1).collect();
+            let word_mask = low_bits(word_bits) as u32;
             let words: Vec<u32> = (0..entries as u32)
-                .map(|i| i.wrapping_mul(0x9E37_79B9))
+                .map(|i| i.wrapping_mul(0x9E37_79B9) & word_mask)
                 .collect();
             let hints: Vec<u8> = (0..entries).map(|i| (i * 7) as u8).collect();
             let marks: Vec<u8> = (0..entries).map(|i| (i * 5 % 16) as u8).collect();
@@ -531,6 +621,7 @@ mod tests {
                 places: &places,
                 groups: &groups,
                 words: &words,
+                word_bits,
                 hints: &hints,
                 marks: &marks,
             };
@@ -547,23 +638,30 @@ mod tests {
             assert_eq!(arrays.marks(), marks);
             if entries > 0 {
                 let last = entries - 1;
-                arrays.store_word(last, 0xDEAD_BEEF);
+                arrays.store_word(last, 0xDEAD_BEEF & word_mask);
                 arrays.store_group(slots - 1, 0xFEED);
                 let mut want = words.clone();
-                want[last] = 0xDEAD_BEEF;
+                want[last] = 0xDEAD_BEEF & word_mask;
                 assert_eq!(arrays.words(), want);
                 assert_eq!(arrays.group(slots - 1), 0xFEED);
                 assert_eq!(arrays.groups()[..slots - 1], groups[..slots - 1]);
                 assert_eq!(arrays.hints(), hints);
             }
+            if slots >= 2 {
+                arrays.store_group_pair(0, (0xB0B << 32) | 0xA1A);
+                assert_eq!((arrays.group(0), arrays.group(1)), (0xA1A, 0xB0B));
+                assert_eq!(arrays.group_pair(0), (0xB0B << 32) | 0xA1A);
+            }
         }
     }
 
-    /// Entries of a block of `n`: words, hints and marks that differ from
-    /// entry to entry and use every bit of their width.
-    fn entries_of(n: usize) -> (Vec<u32>, Vec<u8>, Vec<u8>) {
+    /// Entries of a block of `n`: words of `word_bits`, hints and marks
+    /// that differ from entry to entry and use every bit of their width.
+    fn entries_of(n: usize, word_bits: u32) -> (Vec<u32>, Vec<u8>, Vec<u8>) {
         let words = (0..n as u32)
-            .map(|i| i.wrapping_mul(0x9E37_79B9) | 1 << 31)
+            .map(|i| {
+                (i.wrapping_mul(0x9E37_79B9) | 1 << (word_bits - 1)) & low_bits(word_bits) as u32
+            })
             .collect();
         let hints = (0..n).map(|i| (i * 37 + 200) as u8).collect();
         let marks = (0..n).map(|i| (i * 7 + 9) as u8 & 0xF).collect();
@@ -583,13 +681,21 @@ mod tests {
             places: &frame_places,
             groups: &frame_groups,
         };
-        for n in [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 100] {
-            let (words, hints, marks) = entries_of(n);
+        let sizes = [
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 100,
+        ];
+        for (n, word_bits) in sizes
+            .into_iter()
+            .flat_map(|n| [WIDE_WORD_BITS, NARROW_WORD_BITS].map(|bits| (n, bits)))
+        {
+            let (words, hints, marks) = entries_of(n, word_bits);
+            let all_ones = low_bits(word_bits) as u32;
             let original = PackedArrays::new(Parts {
                 floors: &[1],
                 places: &[0],
                 groups: &[4, 0],
                 words: &words,
+                word_bits,
                 hints: &hints,
                 marks: &marks,
             });
@@ -610,6 +716,7 @@ mod tests {
                     places: &frame_places,
                     groups: &frame_groups,
                     words: &w,
+                    word_bits,
                     hints: &h,
                     marks: &m,
                 });
@@ -624,12 +731,12 @@ mod tests {
             for pos in 0..=n {
                 let edit = EntryEdit::Insert {
                     pos,
-                    word: 0xFFFF_FFFF,
+                    word: all_ones,
                     hint: 0xFF,
                     mark: 0x1F,
                 };
                 let (mut w, mut h, mut m) = (words.clone(), hints.clone(), marks.clone());
-                w.insert(pos, 0xFFFF_FFFF);
+                w.insert(pos, all_ones);
                 h.insert(pos, 0xFF);
                 m.insert(pos, 0xF);
                 check(original.edited(frame, edit), (w, h, m));
@@ -641,8 +748,8 @@ mod tests {
                 m.remove(pos);
                 check(original.edited(frame, EntryEdit::Remove(pos)), (w, h, m));
                 let mut w = words.clone();
-                w[pos] = 0x1234_5678;
-                let edit = EntryEdit::Word(pos, 0x1234_5678);
+                w[pos] = 0x1234_5678 & all_ones;
+                let edit = EntryEdit::Word(pos, 0x1234_5678 & all_ones);
                 check(
                     original.edited(frame, edit),
                     (w, hints.clone(), marks.clone()),
@@ -660,6 +767,7 @@ mod tests {
             places: &[0; 4],
             groups: &[0],
             words: &[0; 6],
+            word_bits: WIDE_WORD_BITS,
             hints: &hints,
             marks: &[0; 6],
         });

@@ -6,11 +6,13 @@
 //! - a **hint** (1 byte): the entry's model key minus its window's floor,
 //!   shifted right by the window's shift (the smallest shift that keeps the
 //!   window's last entry at or below 255 when the window is built);
-//! - a **word** (4 bytes): the payload, whose high 32 bits become a slot
-//!   into the leaf's group table (the top `32 - value_bits` bits of the
-//!   word) and whose low 32 bits, rotated left by one, fill the rest (the
+//! - a **word** (4 bytes, or 21 bits when narrow): the payload, whose high
+//!   32 bits become a slot into the leaf's group table (the word's top
+//!   bits) and whose low 32 bits, rotated left by one, fill the rest (the
 //!   rotation moves the low half's top bit, the engine's tombstone flag, to
-//!   bit 0, so small offsets need few bits);
+//!   bit 0, so small offsets need few bits); a narrow word holds them minus
+//!   its group's base, which the table holds beside the group ([`WordForm`]:
+//!   a compacted run's records that one leaf names lie close together);
 //! - a **mark** (4 bits, two to a byte): bits of a hash of the entry's
 //!   model key, so that a lookup of an absent key whose hint ties with an
 //!   entry's (a neighbour of a present key, say) is told apart from it
@@ -53,7 +55,9 @@ use super::KeyResolver;
 use super::cost;
 use super::data_node::DataNode;
 use super::model::LinearModel;
-use super::packed_arrays::{EntryEdit, Frame, PackedArrays, Parts};
+use super::packed_arrays::{
+    EntryEdit, Frame, NARROW_WORD_BITS, PackedArrays, Parts, WIDE_WORD_BITS,
+};
 use super::projection::Projection;
 
 /// Entries per window when a leaf is packed. 32 hints fill half a cache
@@ -93,74 +97,201 @@ impl Window {
     }
 }
 
+/// Which word widths a leaf built anew may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Widths {
+    /// Narrow words if every payload fits one, else wide: a leaf packed
+    /// from entries at rest (an open, a data node packed when quiet).
+    NarrowIfFits,
+    /// Wide words, with slot numbers for twice the groups if the values
+    /// leave room: a copy of a leaf whose new payload fit no word. Writes
+    /// keep coming to such a leaf (a log segment's offsets grow past any
+    /// base, each compaction pass brings a segment), and each copy that
+    /// encodes every word anew holds up the index's writer.
+    Wide,
+}
+
+/// How a leaf's words encode payloads: a slot into the group table in a
+/// word's top bits, below it the value. A wide word (32 bits) holds the
+/// payload's rotated low half as it is; a narrow one (21 bits) holds it
+/// minus its group's base, the least rotated low half (tombstone bit
+/// cleared) of the group's payloads when the table was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WordForm {
+    /// Bits of a word: [`WIDE_WORD_BITS`] or [`NARROW_WORD_BITS`].
+    word_bits: u32,
+    /// Bits of a word below its slot.
+    value_bits: u32,
+}
+
+impl WordForm {
+    /// The form of `word_bits`-bit words for a table of `capacity` slots.
+    fn for_capacity(word_bits: u32, capacity: usize) -> Self {
+        let slot_bits = capacity.next_power_of_two().trailing_zeros().max(1);
+        WordForm {
+            word_bits,
+            value_bits: word_bits - slot_bits,
+        }
+    }
+
+    /// Whether each group has a base (narrow words).
+    #[inline]
+    fn based(self) -> bool {
+        self.word_bits == NARROW_WORD_BITS
+    }
+
+    /// 32-bit table elements a slot takes: the group, and its base if
+    /// the words are narrow (the two share a cell, stored at once).
+    #[inline]
+    fn stride(self) -> usize {
+        1 + usize::from(self.based())
+    }
+
+    /// Most slots a word's slot bits can name.
+    fn slot_capacity(self) -> usize {
+        1 << (self.word_bits - self.value_bits)
+    }
+
+    /// Whether `value` fits below the slot bits.
+    #[inline]
+    fn fits(self, value: u32) -> bool {
+        u64::from(value) >> self.value_bits == 0
+    }
+
+    /// The word of `value` in `slot`.
+    #[inline]
+    fn word(self, slot: usize, value: u32) -> u32 {
+        ((slot as u32) << self.value_bits) | value
+    }
+}
+
 /// How a leaf's words name payloads: the group table's slots in use (the
-/// table itself lies in the leaf's arrays) and the width of a word's value
-/// part.
+/// table itself lies in the leaf's arrays) and the words' form.
 #[derive(Debug)]
 struct Groups {
     /// Slots in use; slots `used..` are free.
     used: AtomicU32,
-    /// Bits of a word below its slot.
-    value_bits: u32,
+    /// How the words encode payloads.
+    form: WordForm,
 }
 
 /// A group table being built for a new leaf.
 #[derive(Debug)]
 struct GroupDraft {
-    /// The high payload halves, by slot; slots `used..` are free.
+    /// By slot, the high payload half, then its base if the form has
+    /// bases; slots `used..` are free (zero).
     table: Vec<u32>,
     /// Slots in use.
     used: usize,
-    /// Bits of a word below its slot.
-    value_bits: u32,
+    /// How the words encode payloads.
+    form: WordForm,
 }
 
 impl GroupDraft {
-    /// A table holding `highs` with one free slot, if every low half fits
-    /// beside a slot number.
-    fn for_payloads(payloads: &[u64]) -> Option<Self> {
-        let mut highs: Vec<u32> = Vec::new();
+    /// A table holding the groups of `payloads` with one free slot, for
+    /// narrow words if `widths` allows and every payload fits one, else
+    /// for wide words if every low half fits beside a slot number; and
+    /// the payloads' words.
+    fn encoding(payloads: &[u64], widths: Widths) -> Option<(Self, Vec<u32>)> {
+        let mut groups: Vec<(u32, u32)> = Vec::new();
+        let mut slots = Vec::with_capacity(payloads.len());
         let mut widest = 0u32;
+        let mut last = (u32::MAX, 0);
         for &p in payloads {
-            let high = (p >> 32) as u32;
-            if !highs.contains(&high) {
-                if highs.len() == MAX_GROUPS {
-                    return None;
+            let (high, low) = ((p >> 32) as u32, rotated_low(p));
+            let found = match last.0 == high {
+                true => Some(last.1),
+                false => groups.iter().position(|&(h, _)| h == high),
+            };
+            let slot = match found {
+                Some(slot) => slot,
+                None if groups.len() == MAX_GROUPS => return None,
+                None => {
+                    groups.push((high, u32::MAX));
+                    groups.len() - 1
                 }
-                highs.push(high);
-            }
-            widest |= rotated_low(p);
+            };
+            last = (high, slot);
+            groups[slot].1 = groups[slot].1.min(low & !1);
+            slots.push(slot as u8);
+            widest |= low;
         }
-        let used = highs.len();
-        let capacity = used + 1;
-        let slot_bits = capacity.next_power_of_two().trailing_zeros().max(1);
-        let value_bits = 32 - slot_bits;
-        if u64::from(widest) >> value_bits != 0 {
+        let capacity = groups.len() + 1;
+        let narrow = WordForm::for_capacity(NARROW_WORD_BITS, capacity);
+        let value_of = |p: u64, slot: u8| rotated_low(p) - groups[usize::from(slot)].1;
+        let narrow_fits = widths == Widths::NarrowIfFits
+            && payloads
+                .iter()
+                .zip(&slots)
+                .all(|(&p, &slot)| narrow.fits(value_of(p, slot)));
+        let form = match (narrow_fits, widths) {
+            (true, _) => narrow,
+            (false, Widths::Wide) => Some(WordForm::for_capacity(WIDE_WORD_BITS, 2 * capacity))
+                .filter(|roomy| roomy.fits(widest))
+                .unwrap_or(WordForm::for_capacity(WIDE_WORD_BITS, capacity)),
+            (false, Widths::NarrowIfFits) => WordForm::for_capacity(WIDE_WORD_BITS, capacity),
+        };
+        if !form.based() && !form.fits(widest) {
             return None;
         }
-        highs.resize(capacity, 0);
-        Some(GroupDraft {
-            table: highs,
-            used,
-            value_bits,
-        })
+        let words = payloads.iter().zip(&slots).map(|(&p, &slot)| {
+            let value = match form.based() {
+                true => value_of(p, slot),
+                false => rotated_low(p),
+            };
+            form.word(usize::from(slot), value)
+        });
+        let words = words.collect();
+        let mut draft = GroupDraft {
+            table: Vec::with_capacity(capacity * form.stride()),
+            used: groups.len(),
+            form,
+        };
+        for (high, base) in groups.into_iter().chain([(0, 0)]) {
+            draft.push_slot(high, base);
+        }
+        Some((draft, words))
+    }
+
+    /// Appends a slot holding `high` (and `base`, if the form has bases).
+    fn push_slot(&mut self, high: u32, base: u32) {
+        self.table.push(high);
+        if self.form.based() {
+            self.table.push(base);
+        }
+    }
+
+    /// Number of slots, free ones included.
+    fn slots(&self) -> usize {
+        self.table.len() / self.form.stride()
+    }
+
+    /// Slot `s`'s group and base.
+    fn slot(&self, s: usize) -> (u32, u32) {
+        match self.form.based() {
+            true => (self.table[2 * s], self.table[2 * s + 1]),
+            false => (self.table[s], 0),
+        }
     }
 
     /// A copy of `leaf`'s table with room for `capacity` groups (at least
     /// those in use).
     fn of_leaf(leaf: &PackedLeaf, capacity: usize) -> Self {
         let used = leaf.groups.used.load(Ordering::Relaxed) as usize;
-        let table = (0..capacity.max(used))
-            .map(|slot| match slot < used {
-                true => leaf.arrays.group(slot),
-                false => 0,
-            })
-            .collect();
-        GroupDraft {
-            table,
+        let form = leaf.groups.form;
+        let mut draft = GroupDraft {
+            table: Vec::with_capacity(capacity.max(used) * form.stride()),
             used,
-            value_bits: leaf.groups.value_bits,
+            form,
+        };
+        for slot in 0..capacity.max(used) {
+            let (high, base) = match slot < used {
+                true => leaf.group_slot(slot),
+                false => (0, 0),
+            };
+            draft.push_slot(high, base);
         }
+        draft
     }
 
     /// A copy of `leaf`'s table that holds `payload`'s group (grown by one
@@ -169,14 +300,14 @@ impl GroupDraft {
     /// caller encodes every word anew).
     fn of_leaf_taking(leaf: &PackedLeaf, payload: u64) -> Option<(Self, u32)> {
         let used = leaf.groups.used.load(Ordering::Relaxed) as usize;
-        let slots = leaf.arrays.group_slots();
+        let slots = leaf.group_slot_count();
         let high = (payload >> 32) as u32;
-        let present = (0..used).any(|s| leaf.arrays.group(s) == high);
+        let present = (0..used).any(|s| leaf.group_slot(s).0 == high);
         let capacity = match present || used < slots {
             true => slots,
             false => used + 2,
         };
-        if capacity > 1 << (32 - leaf.groups.value_bits) {
+        if capacity > leaf.groups.form.slot_capacity() {
             return None;
         }
         let mut copy = Self::of_leaf(leaf, capacity);
@@ -187,17 +318,20 @@ impl GroupDraft {
     /// The word for `payload`, its group taking the free slot if it is new.
     fn encode(&mut self, payload: u64) -> Option<u32> {
         let mut taken = None;
-        let table = &self.table;
         let word = encode_word(
             payload,
-            self.value_bits,
+            self.form,
             self.used,
-            table.len(),
-            |s| table[s],
-            |slot, high| taken = Some((slot, high)),
+            self.slots(),
+            |s| self.slot(s),
+            |slot, group| taken = Some((slot, group)),
         );
-        if let Some((slot, high)) = taken {
-            self.table[slot] = high;
+        if let Some((slot, (high, base))) = taken {
+            let at = slot * self.form.stride();
+            self.table[at] = high;
+            if self.form.based() {
+                self.table[at + 1] = base;
+            }
             self.used += 1;
         }
         word
@@ -205,30 +339,31 @@ impl GroupDraft {
 }
 
 /// The word for `payload` in a table of `slots` slots whose first `used`
-/// hold `group(slot)`, if its low half fits the `value_bits` and its group
-/// is there or can take slot `used`, which `take(slot, high)` then fills.
+/// hold `group(slot)` (high half and base), if its value fits `form` and
+/// its group is there or can take slot `used`, which `take(slot, group)`
+/// then fills (with the payload's own base).
 fn encode_word(
     payload: u64,
-    value_bits: u32,
+    form: WordForm,
     used: usize,
     slots: usize,
-    group: impl Fn(usize) -> u32,
-    take: impl FnOnce(usize, u32),
+    group: impl Fn(usize) -> (u32, u32),
+    take: impl FnOnce(usize, (u32, u32)),
 ) -> Option<u32> {
-    let value = rotated_low(payload);
-    if u64::from(value) >> value_bits != 0 {
-        return None;
-    }
-    let high = (payload >> 32) as u32;
-    let slot = match (0..used).find(|&s| group(s) == high) {
-        Some(slot) => slot,
+    let (high, low) = ((payload >> 32) as u32, rotated_low(payload));
+    let (slot, value) = match (0..used).find(|&s| group(s).0 == high) {
+        Some(slot) => (slot, low.checked_sub(group(slot).1)?),
         None if used < slots => {
-            take(used, high);
-            used
+            let base = if form.based() { low & !1 } else { 0 };
+            if !form.fits(low - base) {
+                return None;
+            }
+            take(used, (high, base));
+            (used, low - base)
         }
         None => return None,
     };
-    Some(((slot as u32) << value_bits) | value)
+    form.fits(value).then_some(form.word(slot, value))
 }
 
 /// A payload's low half, its top bit moved to bit 0.
@@ -273,7 +408,13 @@ impl PackedLeaf {
         let mut hints = Vec::with_capacity(mks.len());
         push_windows(&mut windows, &mut hints, mks);
         let marks = mks.iter().map(|&mk| mark_of(mk)).collect();
-        Self::assemble(proj, windows, (hints, marks), payloads)
+        Self::assemble(
+            proj,
+            windows,
+            (hints, marks),
+            payloads,
+            Widths::NarrowIfFits,
+        )
     }
 
     /// The data node of these entries, with this leaf's projection: reads
@@ -324,11 +465,29 @@ impl PackedLeaf {
     /// The payload a word stands for.
     #[inline]
     fn decode(&self, word: u32) -> u64 {
-        let value_bits = self.groups.value_bits;
+        let value_bits = self.groups.form.value_bits;
         let slot = (word >> value_bits) as usize;
         let value = word & ((1 << value_bits) - 1);
-        let high = self.arrays.group(slot);
-        (u64::from(high) << 32) | u64::from(value.rotate_right(1))
+        let (high, base) = self.group_slot(slot);
+        (u64::from(high) << 32) | u64::from(value.wrapping_add(base).rotate_right(1))
+    }
+
+    /// Group-table slot `s`: its high payload half and its base (0 for
+    /// wide words).
+    #[inline]
+    fn group_slot(&self, s: usize) -> (u32, u32) {
+        match self.groups.form.based() {
+            true => {
+                let pair = self.arrays.group_pair(s);
+                (pair as u32, (pair >> 32) as u32)
+            }
+            false => (self.arrays.group(s), 0),
+        }
+    }
+
+    /// Number of group-table slots, free ones included.
+    fn group_slot_count(&self) -> usize {
+        self.arrays.group_slots() / self.groups.form.stride()
     }
 
     /// All payloads in key order.
@@ -564,12 +723,17 @@ impl PackedLeaf {
         let arrays = &self.arrays;
         let word = encode_word(
             payload,
-            self.groups.value_bits,
+            self.groups.form,
             self.groups.used.load(Ordering::Relaxed) as usize,
-            arrays.group_slots(),
-            |s| arrays.group(s),
-            |slot, high| {
-                arrays.store_group(slot, high);
+            self.group_slot_count(),
+            |s| self.group_slot(s),
+            |slot, (high, base)| {
+                match self.groups.form.based() {
+                    true => {
+                        arrays.store_group_pair(slot, (u64::from(base) << 32) | u64::from(high))
+                    }
+                    false => arrays.store_group(slot, high),
+                }
                 self.groups.used.store(slot as u32 + 1, Ordering::Release);
             },
         );
@@ -592,7 +756,7 @@ impl PackedLeaf {
         let entries = (self.arrays.hints(), self.arrays.marks());
         let mut payloads = self.payloads_in_order();
         payloads[pos] = payload;
-        Self::assemble(self.proj.clone(), windows, entries, &payloads)
+        Self::assemble(self.proj.clone(), windows, entries, &payloads, Widths::Wide)
     }
 
     /// A copy with a new entry for `key` (model key from its bytes) and
@@ -658,7 +822,14 @@ impl PackedLeaf {
                 marks.insert(pos, mark_of(mk));
                 let mut payloads = self.payloads_in_order();
                 payloads.insert(pos, payload);
-                Self::assemble(self.proj.clone(), windows, (hints, marks), &payloads)?
+                let widths = Widths::Wide;
+                Self::assemble(
+                    self.proj.clone(),
+                    windows,
+                    (hints, marks),
+                    &payloads,
+                    widths,
+                )?
             }
         };
         Some(match leaf.is_crowded(w) {
@@ -719,7 +890,7 @@ impl PackedLeaf {
         push_windows(&mut windows, &mut hints, &mks);
         windows.extend_from_slice(&all[w + 1..]);
         hints.extend_from_slice(&all_hints[range.end..]);
-        let groups = GroupDraft::of_leaf(self, self.arrays.group_slots());
+        let groups = GroupDraft::of_leaf(self, self.group_slot_count());
         let entries = (hints, self.arrays.marks());
         Self::with_parts(
             self.proj.clone(),
@@ -730,17 +901,17 @@ impl PackedLeaf {
         )
     }
 
-    /// A leaf of these parts, its words encoded anew (`None` if the
-    /// payloads do not fit).
+    /// A leaf of these parts, its words encoded anew in `widths` (`None`
+    /// if the payloads do not fit).
     fn assemble(
         proj: Projection,
         windows: Vec<Window>,
         entries: (Vec<u8>, Vec<u8>),
         payloads: &[u64],
+        widths: Widths,
     ) -> Option<Self> {
-        let mut groups = GroupDraft::for_payloads(payloads)?;
-        let words: Option<Vec<u32>> = payloads.iter().map(|&p| groups.encode(p)).collect();
-        Some(Self::with_parts(proj, &windows, entries, &words?, groups))
+        let (groups, words) = GroupDraft::encoding(payloads, widths)?;
+        Some(Self::with_parts(proj, &windows, entries, &words, groups))
     }
 
     /// A leaf of these parts (`entries`: each entry's hint and mark, one
@@ -759,6 +930,7 @@ impl PackedLeaf {
             places: &places,
             groups: &groups.table,
             words,
+            word_bits: groups.form.word_bits,
             hints: &hints,
             marks: &marks,
         });
@@ -794,7 +966,7 @@ impl PackedLeaf {
             arrays,
             groups: Groups {
                 used: AtomicU32::new(groups.used as u32),
-                value_bits: groups.value_bits,
+                form: groups.form,
             },
         }
     }
@@ -812,7 +984,7 @@ impl PackedLeaf {
             Some(Window { start, ..window })
         });
         let windows: Vec<Window> = windows.collect();
-        let groups = GroupDraft::of_leaf(self, self.arrays.group_slots());
+        let groups = GroupDraft::of_leaf(self, self.group_slot_count());
         self.edited(&windows, groups, EntryEdit::Remove(pos))
     }
 }
@@ -965,6 +1137,87 @@ mod tests {
         assert!(copy.with_payload(7, u64::from(u32::MAX)).is_none());
     }
 
+    /// A leaf whose payloads lie near each other within each group (the
+    /// offsets of a key-ordered run's records) packs in narrow words, each
+    /// its offset from its group's base; a payload that does not fit
+    /// beside the bases goes to a copy in wide words.
+    #[test]
+    fn narrow_words_hold_offsets_from_their_groups_base() {
+        let keys = spread_keys(200);
+        let mks: Vec<u64> = keys.0.iter().map(|k| load_mk(k)).collect();
+        let groups = [(5u64, 100_000_000u64), (9, 7), (12, 3_000_000)];
+        let payloads: Vec<u64> = (0..200u64)
+            .map(|i| {
+                let (segment, base) = groups[(i % 3) as usize];
+                (segment << 32) | (base + i * 140)
+            })
+            .collect();
+        let packed = PackedLeaf::pack(Projection::default(), &mks, &payloads).unwrap();
+        assert_eq!(packed.arrays.word_bits(), NARROW_WORD_BITS);
+        assert_eq!(packed.groups.form.value_bits, NARROW_WORD_BITS - 2);
+        assert_eq!(packed.payloads_in_order(), payloads);
+        let resolver = Mapped(&keys, &payloads);
+        for (key, &payload) in keys.0.iter().zip(&payloads) {
+            assert_eq!(packed.get(key, &resolver), Some(payload));
+        }
+        // In place: the same group past its last offset, a tombstone, and
+        // a new group taking the free slot with its own base.
+        let near = (9 << 32) | (7 + 200 * 140);
+        assert!(packed.store_payload(1, near));
+        let tombstone = (5 << 32) | (1 << 31) | 100_000_000;
+        assert!(packed.store_payload(2, tombstone));
+        assert!(packed.store_payload(3, (77 << 32) | 5_000_000));
+        assert!(packed.store_payload(4, (77 << 32) | 5_000_800));
+        let stored: Vec<u64> = (1..=4).map(|i| packed.payload_at(i)).collect();
+        let new_group = [(77 << 32) | 5_000_000, (77 << 32) | 5_000_800];
+        assert_eq!(stored, [near, tombstone, new_group[0], new_group[1]]);
+        // Below a group's base, or too far above it: not in place.
+        assert!(!packed.store_payload(5, (77 << 32) | 4_999_999));
+        assert!(!packed.store_payload(5, (9 << 32) | (7 + (1 << 20))));
+        // The copy that takes it has wide words, with room for twice the
+        // groups, which take what follows in place.
+        let mut want = packed.payloads_in_order();
+        want[5] = (77 << 32) | 4_999_999;
+        let copy = packed.with_payload(5, want[5]).unwrap();
+        assert_eq!(copy.arrays.word_bits(), WIDE_WORD_BITS);
+        assert_eq!(copy.groups.form.slot_capacity(), 16);
+        assert_eq!(copy.payloads_in_order(), want);
+        let far = (9 << 32) | (1 << 26);
+        assert!(copy.store_payload(6, far));
+        want[6] = far;
+        assert_eq!(copy.payloads_in_order(), want);
+        // So does a new key's copy when its payload fits no narrow word.
+        let mut above = keys.0[199].clone();
+        above.push(0);
+        let mut payloads = payloads.clone();
+        payloads.push(far + 1);
+        let mut keys = Keys(keys.0.clone());
+        keys.0.push(above.clone());
+        let grown = packed
+            .with_insert(&above, 200, far + 1, &Mapped(&keys, &payloads))
+            .unwrap();
+        assert_eq!(grown.arrays.word_bits(), WIDE_WORD_BITS);
+        assert_eq!(grown.payload_at(200), far + 1);
+        assert_eq!(
+            grown.payloads_in_order()[..5],
+            packed.payloads_in_order()[..5]
+        );
+    }
+
+    /// Resolves payloads to the key at their position in a list.
+    struct Mapped<'k>(&'k Keys, &'k [u64]);
+
+    impl KeyResolver for Mapped<'_> {
+        fn key(&self, payload: u64) -> &[u8] {
+            let at = self
+                .1
+                .iter()
+                .position(|&p| p == payload)
+                .expect("a known payload");
+            &self.0.0[at]
+        }
+    }
+
     #[test]
     fn removals_keep_lookups_and_drop_empty_windows() {
         let keys = spread_keys(100);
@@ -1082,7 +1335,9 @@ mod tests {
             assert_eq!(packed.get_candidate(key, &tied), Some(i as u64));
         }
         let keys = spread_keys(10);
-        let wide: Vec<u64> = (0..10).map(|i| i | (1 << 30)).collect();
+        // Low halves from 0 to past 2^30 in one group: too far apart for a
+        // narrow word's base, too wide for a wide word beside a slot bit.
+        let wide: Vec<u64> = (0..10).map(|i| i | ((i & 1) << 30)).collect();
         let mks: Vec<u64> = keys
             .0
             .iter()
