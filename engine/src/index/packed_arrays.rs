@@ -14,7 +14,7 @@
 //! | group table | 2 `u32` | as places |
 //! | words | 2 `u32`, or 3 of 21 bits | bits `width × (i % per cell)` and up of cell `i / per cell` |
 //! | hints | 8 `u8` | bits `8 × (i % 8)` and up of cell `i / 8` |
-//! | marks | 16 nibbles | bits `4 × (i % 16)` and up of cell `i / 16` |
+//! | marks | 32 of 2 bits | bits `2 × (i % 32)` and up of cell `i / 32` |
 //!
 //! Words and group-table slots change in place ([`PackedArrays::store_word`],
 //! [`PackedArrays::store_group`]); only the index's single writer stores,
@@ -31,6 +31,12 @@ pub(crate) const WIDE_WORD_BITS: u32 = 32;
 /// Bits of a narrow word: three to a cell (its top bit unused).
 pub(crate) const NARROW_WORD_BITS: u32 = 21;
 
+/// Bits of a mark.
+pub(crate) const MARK_BITS: u32 = 2;
+
+/// Marks in a cell.
+const MARKS_PER_CELL: usize = (64 / MARK_BITS) as usize;
+
 /// The contents of a leaf's arrays, to build a block from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parts<'a> {
@@ -46,7 +52,7 @@ pub(crate) struct Parts<'a> {
     pub(crate) word_bits: u32,
     /// Each entry's hint.
     pub(crate) hints: &'a [u8],
-    /// Each entry's mark (the low 4 bits of each byte).
+    /// Each entry's mark (the low [`MARK_BITS`] bits of each byte).
     pub(crate) marks: &'a [u8],
 }
 
@@ -73,7 +79,7 @@ pub(crate) enum EntryEdit {
         word: u32,
         /// Its hint.
         hint: u8,
-        /// Its mark (low 4 bits).
+        /// Its mark (low [`MARK_BITS`] bits).
         mark: u8,
     },
     /// Entry `pos` removed: the entries after it move down by one.
@@ -107,7 +113,7 @@ impl BlockBuilder {
             + group_slots.div_ceil(2)
             + entries.div_ceil(per_cell(word_bits))
             + entries.div_ceil(8)
-            + entries.div_ceil(16);
+            + entries.div_ceil(MARKS_PER_CELL);
         let mut cells = Cells::zeroed(total);
         cells.extend(frame.floors.iter().copied());
         cells.extend(frame.places.chunks(2).map(pack_halves));
@@ -129,7 +135,8 @@ impl BlockBuilder {
         let words_at = groups_at + self.group_slots.div_ceil(2);
         let hints_at = words_at + self.entries.div_ceil(per_cell(self.word_bits));
         let marks_at = hints_at + self.entries.div_ceil(8);
-        debug_assert_eq!(self.cells.filled, marks_at + self.entries.div_ceil(16));
+        let marks_cells = self.entries.div_ceil(MARKS_PER_CELL);
+        debug_assert_eq!(self.cells.filled, marks_at + marks_cells);
         PackedArrays {
             cells: self.cells.block,
             entries: len(self.entries),
@@ -299,13 +306,15 @@ impl PackedArrays {
             cell[..bytes.len()].copy_from_slice(bytes);
             u64::from_le_bytes(cell)
         }));
-        block.cells.extend(parts.marks.chunks(16).map(|nibbles| {
-            let mut cell = 0;
-            for (i, &m) in nibbles.iter().enumerate() {
-                cell |= u64::from(m & 0xF) << (4 * i);
-            }
-            cell
-        }));
+        block
+            .cells
+            .extend(parts.marks.chunks(MARKS_PER_CELL).map(|marks| {
+                let mut cell = 0;
+                for (i, &m) in marks.iter().enumerate() {
+                    cell |= (u64::from(m) & low_bits(MARK_BITS)) << (MARK_BITS * i as u32);
+                }
+                cell
+            }));
         block.finish()
     }
 
@@ -330,7 +339,7 @@ impl PackedArrays {
                 entries.div_ceil(per_cell(word_bits)),
             ),
             (self.hints_at, 8, entries.div_ceil(8)),
-            (self.marks_at, 4, entries.div_ceil(16)),
+            (self.marks_at, MARK_BITS, entries.div_ceil(MARKS_PER_CELL)),
         ];
         for (section, (at, width, count)) in sections.into_iter().enumerate() {
             let old = self.cells_of(at, count);
@@ -342,7 +351,8 @@ impl PackedArrays {
                     hint,
                     mark,
                 } => {
-                    let value = [u64::from(word), u64::from(hint), u64::from(mark & 0xF)][section];
+                    let mark = u64::from(mark) & low_bits(MARK_BITS);
+                    let value = [u64::from(word), u64::from(hint), mark][section];
                     insert_element(old, width, pos, value, new_entries, out);
                 }
                 EntryEdit::Remove(pos) => remove_element(old, width, pos, new_entries, out),
@@ -449,8 +459,8 @@ impl PackedArrays {
     #[inline]
     pub(crate) fn mark(&self, i: usize) -> u8 {
         debug_assert!(i < self.entries());
-        let cell = self.cells[self.marks_at as usize + i / 16].load(Ordering::Relaxed);
-        ((cell >> (4 * (i % 16))) & 0xF) as u8
+        let cell = self.cells[self.marks_at as usize + i / MARKS_PER_CELL].load(Ordering::Relaxed);
+        ((cell >> (MARK_BITS * (i % MARKS_PER_CELL) as u32)) & low_bits(MARK_BITS)) as u8
     }
 
     /// Stores `word` as entry `i`'s. Writer only.
@@ -516,10 +526,11 @@ impl PackedArrays {
 
     /// Every mark, in order, read a cell at a time.
     pub(crate) fn marks(&self) -> Vec<u8> {
-        let mut marks = Vec::with_capacity(self.entries() + 16);
-        for cell in self.cells_of(self.marks_at, self.entries().div_ceil(16)) {
+        let mut marks = Vec::with_capacity(self.entries() + MARKS_PER_CELL);
+        for cell in self.cells_of(self.marks_at, self.entries().div_ceil(MARKS_PER_CELL)) {
             let cell = cell.load(Ordering::Relaxed);
-            marks.extend((0..16).map(|i| ((cell >> (4 * i)) & 0xF) as u8));
+            let mark = |i: u32| ((cell >> (MARK_BITS * i)) & low_bits(MARK_BITS)) as u8;
+            marks.extend((0..MARKS_PER_CELL as u32).map(mark));
         }
         marks.truncate(self.entries());
         marks
@@ -557,7 +568,7 @@ impl PackedArrays {
     pub(crate) fn prefetch_entry(&self, i: usize) {
         for cell in [
             self.hints_at as usize + i / 8,
-            self.marks_at as usize + i / 16,
+            self.marks_at as usize + i / MARKS_PER_CELL,
             self.words_at as usize + i / self.words_per_cell(),
             self.groups_at as usize,
         ] {
@@ -615,7 +626,7 @@ mod tests {
                 .map(|i| i.wrapping_mul(0x9E37_79B9) & word_mask)
                 .collect();
             let hints: Vec<u8> = (0..entries).map(|i| (i * 7) as u8).collect();
-            let marks: Vec<u8> = (0..entries).map(|i| (i * 5 % 16) as u8).collect();
+            let marks: Vec<u8> = (0..entries).map(|i| (i * 5 % 4) as u8).collect();
             let parts = Parts {
                 floors: &floors,
                 places: &places,
@@ -664,7 +675,7 @@ mod tests {
             })
             .collect();
         let hints = (0..n).map(|i| (i * 37 + 200) as u8).collect();
-        let marks = (0..n).map(|i| (i * 7 + 9) as u8 & 0xF).collect();
+        let marks = (0..n).map(|i| (i * 7 + 9) as u8 & 3).collect();
         (words, hints, marks)
     }
 
@@ -733,12 +744,12 @@ mod tests {
                     pos,
                     word: all_ones,
                     hint: 0xFF,
-                    mark: 0x1F,
+                    mark: 0x1F, // only the low bits are kept
                 };
                 let (mut w, mut h, mut m) = (words.clone(), hints.clone(), marks.clone());
                 w.insert(pos, all_ones);
                 h.insert(pos, 0xFF);
-                m.insert(pos, 0xF);
+                m.insert(pos, 3);
                 check(original.edited(frame, edit), (w, h, m));
             }
             for pos in 0..n {

@@ -13,10 +13,10 @@
 //!   bit 0, so small offsets need few bits); a narrow word holds them minus
 //!   its group's base, which the table holds beside the group ([`WordForm`]:
 //!   a compacted run's records that one leaf names lie close together);
-//! - a **mark** (4 bits, two to a byte): bits of a hash of the entry's
+//! - a **mark** (2 bits, four to a byte): bits of a hash of the entry's
 //!   model key, so that a lookup of an absent key whose hint ties with an
 //!   entry's (a neighbour of a present key, say) is told apart from it
-//!   without reading the entry's record, 15 times in 16;
+//!   without reading the entry's record, 3 times in 4;
 //!
 //! and per window of up to [`WINDOW`] consecutive entries its floor (a lower
 //! bound of its entries' model keys, at least every model key before the
@@ -56,7 +56,7 @@ use super::cost;
 use super::data_node::DataNode;
 use super::model::LinearModel;
 use super::packed_arrays::{
-    EntryEdit, Frame, NARROW_WORD_BITS, PackedArrays, Parts, WIDE_WORD_BITS,
+    EntryEdit, Frame, MARK_BITS, NARROW_WORD_BITS, PackedArrays, Parts, WIDE_WORD_BITS,
 };
 use super::projection::Projection;
 
@@ -1019,11 +1019,12 @@ fn push_window(windows: &mut Vec<Window>, hints: &mut Vec<u8>, mks: &[u64]) {
     });
 }
 
-/// The mark of model key `mk`: the top 4 bits of a multiplicative hash,
-/// which differ for neighbouring model keys 15 times in 16.
+/// The mark of model key `mk`: the top [`MARK_BITS`] bits of a
+/// multiplicative hash, which differ for neighbouring model keys 3 times
+/// in 4.
 #[inline]
 fn mark_of(mk: u64) -> u8 {
-    (mk.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as u8
+    (mk.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MARK_BITS)) as u8
 }
 
 /// The longest run of equal values in `hints`.
@@ -1086,7 +1087,7 @@ mod tests {
             candidates += packed.get_candidate(&neighbour, &counting).is_some() as usize;
         }
         assert!(
-            candidates < 1000 / 8,
+            candidates < 1000 / 3,
             "{candidates} neighbours had a candidate"
         );
         assert_eq!(counting.1.get(), 0, "no key read");
