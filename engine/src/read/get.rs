@@ -374,17 +374,18 @@ impl Found<'_> {
 pub(crate) type EachFound<'f> = dyn FnMut(usize, Result<Option<Found<'_>>>) + 'f;
 
 /// Hands the result of a single read of the key at position `at` to `each`.
+/// A value decoded (decompressed, or a merge stack folded) is handed over
+/// owned: borrowed, [`Found::to_value_ref`] would take it for bytes of the
+/// segment's map.
 pub(crate) fn hand_over(at: usize, read: Result<Option<PinnedValue>>, each: &mut EachFound<'_>) {
     match read {
         Ok(Some(pinned)) => {
             let (segment, value) = pinned.parts();
-            each(
-                at,
-                Ok(Some(Found {
-                    segment,
-                    value: Cow::Borrowed(value),
-                })),
-            );
+            let value = match pinned.decoded.is_some() {
+                true => Cow::Owned(value.to_vec()),
+                false => Cow::Borrowed(value),
+            };
+            each(at, Ok(Some(Found { segment, value })));
         }
         Ok(None) => each(at, Ok(None)),
         Err(e) => each(at, Err(e)),
@@ -537,6 +538,45 @@ pub(crate) mod tests {
             batch.put(ks, &key(i), &[b'v'; 200]);
         }
         db.write(&batch, &WriteOptions::default()).unwrap();
+    }
+
+    /// Found by the model test (`long_sequences_with_many_rotations`, under
+    /// load): a batched read whose batch raced compaction reads each key
+    /// alone; a value it decoded (here a merge stack folded) was handed on
+    /// as if borrowed from the segment's map, and an owned handle on it
+    /// took its address for an offset in the map (an overflow, a panic).
+    #[test]
+    fn a_decoded_value_handed_over_from_a_single_read_stays_owned() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        let ks = db.keyspace("default").unwrap();
+        let append: std::sync::Arc<dyn crate::MergeFunction> =
+            std::sync::Arc::new(|_: &[u8], old: Option<&[u8]>, operand: &[u8]| {
+                Some([old.unwrap_or_default(), operand].concat())
+            });
+        db.set_merge_function(ks, Some(append)).unwrap();
+        // A value too big to resolve the merge when written: a read folds.
+        let base = vec![b'b'; 4096];
+        let mut batch = WriteBatch::new();
+        batch.put(ks, b"k", &base);
+        db.write(&batch, &WriteOptions::default()).unwrap();
+        let mut batch = WriteBatch::new();
+        batch.merge(ks, b"k", b"+one");
+        db.write(&batch, &WriteOptions::default()).unwrap();
+        let want = [base.as_slice(), b"+one"].concat();
+        let pinned = db.get_pinned(ks, b"k").unwrap();
+        assert!(
+            pinned.as_ref().is_some_and(|p| p.decoded.is_some()),
+            "folded"
+        );
+        let mut handed = Vec::new();
+        super::hand_over(7, Ok(pinned), &mut |at, found| {
+            let found = found.unwrap().expect("the key is there");
+            handed.push((at, found.bytes().to_vec(), found.to_value_ref()));
+        });
+        let (at, bytes, owned) = handed.pop().unwrap();
+        assert_eq!((at, &bytes), (7, &want));
+        assert_eq!(&*owned, want.as_slice());
     }
 
     /// A point read that found a key in the index, then paused while
