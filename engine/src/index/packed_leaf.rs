@@ -190,66 +190,33 @@ struct GroupDraft {
 }
 
 impl GroupDraft {
-    /// A table holding the groups of `payloads` with one free slot, for
-    /// narrow words if `widths` allows and every payload fits one, else
-    /// for wide words if every low half fits beside a slot number; and
-    /// the payloads' words.
+    /// A table holding the groups of `payloads` with one free slot, and
+    /// the payloads' words: narrow words if `widths` allows and the
+    /// payloads fit them, else wide words if every low half fits beside a
+    /// slot number.
     fn encoding(payloads: &[u64], widths: Widths) -> Option<(Self, Vec<u32>)> {
-        let mut groups: Vec<(u32, u32)> = Vec::new();
-        // Slots by group: a leaf of compacted data names every run (some
-        // 80 at 10 GB), in no order a scan of the groups would favour.
-        let mut slot_of: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut slots = Vec::with_capacity(payloads.len());
-        let mut widest = 0u32;
-        for &p in payloads {
-            let (high, low) = ((p >> 32) as u32, rotated_low(p));
-            let slot = match slot_of.get(&high) {
-                Some(&slot) => slot,
-                None if groups.len() == MAX_GROUPS => return None,
-                None => {
-                    groups.push((high, u32::MAX));
-                    slot_of.insert(high, groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            groups[slot].1 = groups[slot].1.min(low & !1);
-            slots.push(slot as u8);
-            widest |= low;
-        }
-        let capacity = groups.len() + 1;
-        let narrow = WordForm::for_capacity(NARROW_WORD_BITS, capacity);
-        let value_of = |p: u64, slot: u8| rotated_low(p) - groups[usize::from(slot)].1;
-        let narrow_fits = widths == Widths::NarrowIfFits
-            && payloads
-                .iter()
-                .zip(&slots)
-                .all(|(&p, &slot)| narrow.fits(value_of(p, slot)));
-        let form = match (narrow_fits, widths) {
-            (true, _) => narrow,
-            (false, Widths::Wide) => Some(WordForm::for_capacity(WIDE_WORD_BITS, 2 * capacity))
-                .filter(|roomy| roomy.fits(widest))
-                .unwrap_or(WordForm::for_capacity(WIDE_WORD_BITS, capacity)),
-            (false, Widths::NarrowIfFits) => WordForm::for_capacity(WIDE_WORD_BITS, capacity),
+        let groups = PayloadGroups::of(payloads)?;
+        let narrow = match widths {
+            Widths::NarrowIfFits => groups.narrow_slots(),
+            Widths::Wide => None,
         };
-        if !form.based() && !form.fits(widest) {
-            return None;
-        }
-        let words = payloads.iter().zip(&slots).map(|(&p, &slot)| {
-            let value = match form.based() {
-                true => value_of(p, slot),
-                false => rotated_low(p),
-            };
-            form.word(usize::from(slot), value)
-        });
-        let words = words.collect();
+        let (form, table) = match narrow {
+            Some(narrow) => narrow,
+            None => (groups.wide_form(widths)?, groups.wide_slots()),
+        };
+        let mut words = vec![0; payloads.len()];
         let mut draft = GroupDraft {
-            table: Vec::with_capacity(capacity * form.stride()),
-            used: groups.len(),
+            table: Vec::with_capacity((table.len() + 1) * form.stride()),
+            used: table.len(),
             form,
         };
-        for (high, base) in groups.into_iter().chain([(0, 0)]) {
+        for (slot, (high, base, members)) in table.into_iter().enumerate() {
+            for (low, at) in members {
+                words[at as usize] = form.word(slot, low - base);
+            }
             draft.push_slot(high, base);
         }
+        draft.push_slot(0, 0);
         Some((draft, words))
     }
 
@@ -301,13 +268,13 @@ impl GroupDraft {
     fn of_leaf_taking(leaf: &PackedLeaf, payload: u64) -> Option<(Self, u32)> {
         let used = leaf.groups.used.load(Ordering::Relaxed) as usize;
         let slots = leaf.group_slot_count();
-        let high = (payload >> 32) as u32;
-        let present = (0..used).any(|s| leaf.group_slot(s).0 == high);
+        let form = leaf.groups.form;
+        let present = slot_holding(payload, form, used, |s| leaf.group_slot(s)).is_some();
         let capacity = match present || used < slots {
             true => slots,
             false => used + 2,
         };
-        if capacity > leaf.groups.form.slot_capacity() {
+        if capacity > form.slot_capacity() {
             return None;
         }
         let mut copy = Self::of_leaf(leaf, capacity);
@@ -338,10 +305,112 @@ impl GroupDraft {
     }
 }
 
+/// A leaf's payloads by group (high half), to lay out its group table.
+struct PayloadGroups {
+    /// Each group's high half and its payloads' rotated low halves with
+    /// their positions, in the order the groups first appear.
+    groups: Vec<(u32, Vec<(u32, u32)>)>,
+    /// The rotated low halves of every payload, or-ed.
+    widest: u32,
+}
+
+/// A group-table slot being laid out: its high half, its base, and the
+/// rotated low halves and positions of the payloads it names.
+type SlotLayout = (u32, u32, Vec<(u32, u32)>);
+
+impl PayloadGroups {
+    /// `payloads` by group; `None` past [`MAX_GROUPS`] groups.
+    fn of(payloads: &[u64]) -> Option<Self> {
+        // Slots by group: a leaf of compacted data names every run (some
+        // 80 at 10 GB), in no order a scan of the groups would favour.
+        let mut index: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut groups: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+        let mut widest = 0;
+        for (at, &p) in payloads.iter().enumerate() {
+            let (high, low) = ((p >> 32) as u32, rotated_low(p));
+            let g = *index.entry(high).or_insert(groups.len());
+            if g == groups.len() {
+                if g == MAX_GROUPS {
+                    return None;
+                }
+                groups.push((high, Vec::new()));
+            }
+            groups[g].1.push((low, at as u32));
+            widest |= low;
+        }
+        Some(PayloadGroups { groups, widest })
+    }
+
+    /// The form of wide words for these groups (with room for twice the
+    /// groups if `widths` asks for it and the values leave it), if every
+    /// low half fits beside a slot number.
+    fn wide_form(&self, widths: Widths) -> Option<WordForm> {
+        let capacity = self.groups.len() + 1;
+        let exact = WordForm::for_capacity(WIDE_WORD_BITS, capacity);
+        let roomy = WordForm::for_capacity(WIDE_WORD_BITS, 2 * capacity);
+        match widths == Widths::Wide && roomy.fits(self.widest) {
+            true => Some(roomy),
+            false => exact.fits(self.widest).then_some(exact),
+        }
+    }
+
+    /// One slot per group, base 0.
+    fn wide_slots(self) -> Vec<SlotLayout> {
+        let slots = self.groups.into_iter();
+        slots.map(|(high, members)| (high, 0, members)).collect()
+    }
+
+    /// Narrow words' form and slots, if the payloads fit them: each
+    /// group's low halves cut, in ascending order, into runs that each fit
+    /// the value bits above their first (a group's payloads that lie far
+    /// apart, as a log segment's do, take a slot per run), with as many
+    /// slot bits as the runs need.
+    fn narrow_slots(&self) -> Option<(WordForm, Vec<SlotLayout>)> {
+        let mut sorted: Vec<(u32, Vec<(u32, u32)>)> = self.groups.clone();
+        for (_, members) in &mut sorted {
+            members.sort_unstable();
+        }
+        let mut capacity = self.groups.len() + 1;
+        loop {
+            let form = WordForm::for_capacity(NARROW_WORD_BITS, capacity);
+            let slots = narrow_runs(&sorted, form);
+            if slots.len() > MAX_GROUPS {
+                return None;
+            }
+            if slots.len() < form.slot_capacity() {
+                return Some((form, slots));
+            }
+            capacity = slots.len() + 1;
+        }
+    }
+}
+
+/// The slots of `groups` (each group's members sorted) in narrow words of
+/// `form`: a slot per run of a group's members that fit the value bits
+/// above the run's first (tombstone bit cleared).
+fn narrow_runs(groups: &[(u32, Vec<(u32, u32)>)], form: WordForm) -> Vec<SlotLayout> {
+    let mut slots: Vec<SlotLayout> = Vec::new();
+    for (high, members) in groups {
+        let mut base = None;
+        for &(low, at) in members {
+            match base {
+                Some(b) if form.fits(low - b) => {}
+                _ => {
+                    base = Some(low & !1);
+                    slots.push((*high, low & !1, Vec::new()));
+                }
+            }
+            slots.last_mut().expect("a slot per run").2.push((low, at));
+        }
+    }
+    slots
+}
+
 /// The word for `payload` in a table of `slots` slots whose first `used`
-/// hold `group(slot)` (high half and base), if its value fits `form` and
-/// its group is there or can take slot `used`, which `take(slot, group)`
-/// then fills (with the payload's own base).
+/// hold `group(slot)` (high half and base), if a slot of its group holds
+/// its value within `form`'s value bits, or else slot `used` can take its
+/// group (with the payload's own base if narrow), which `take(slot,
+/// group)` then fills.
 fn encode_word(
     payload: u64,
     form: WordForm,
@@ -350,20 +419,34 @@ fn encode_word(
     group: impl Fn(usize) -> (u32, u32),
     take: impl FnOnce(usize, (u32, u32)),
 ) -> Option<u32> {
+    if let Some((slot, value)) = slot_holding(payload, form, used, &group) {
+        return Some(form.word(slot, value));
+    }
     let (high, low) = ((payload >> 32) as u32, rotated_low(payload));
-    let (slot, value) = match (0..used).find(|&s| group(s).0 == high) {
-        Some(slot) => (slot, low.checked_sub(group(slot).1)?),
-        None if used < slots => {
-            let base = if form.based() { low & !1 } else { 0 };
-            if !form.fits(low - base) {
-                return None;
-            }
-            take(used, (high, base));
-            (used, low - base)
-        }
-        None => return None,
-    };
-    form.fits(value).then_some(form.word(slot, value))
+    let base = if form.based() { low & !1 } else { 0 };
+    if used == slots || !form.fits(low - base) {
+        return None;
+    }
+    take(used, (high, base));
+    Some(form.word(used, low - base))
+}
+
+/// The first of the `used` slots (`group(slot)`: high half and base) that
+/// holds `payload` within `form`'s value bits, and its value there.
+fn slot_holding(
+    payload: u64,
+    form: WordForm,
+    used: usize,
+    group: impl Fn(usize) -> (u32, u32),
+) -> Option<(usize, u32)> {
+    let (high, low) = ((payload >> 32) as u32, rotated_low(payload));
+    (0..used).find_map(|s| {
+        let (h, base) = group(s);
+        let value = low
+            .checked_sub(base)
+            .filter(|&v| h == high && form.fits(v))?;
+        Some((s, value))
+    })
 }
 
 /// A payload's low half, its top bit moved to bit 0.
@@ -1205,6 +1288,40 @@ mod tests {
         );
     }
 
+    /// A group whose payloads lie far apart (a log segment's offsets)
+    /// takes a slot per run of close ones, and the leaf stays narrow; runs
+    /// that need more slot bits get them.
+    #[test]
+    fn far_apart_payloads_of_a_group_take_a_slot_per_run() {
+        let keys = spread_keys(300);
+        let mks: Vec<u64> = keys.0.iter().map(|k| load_mk(k)).collect();
+        let payloads: Vec<u64> = (0..300u64)
+            .map(|i| match i % 10 {
+                // Four runs of the log segment 40, 2^24 bytes apart.
+                0 => (40 << 32) | ((i / 10 % 4) << 24) | i,
+                _ => ((i % 3) << 32) | (1_000_000 + i * 100),
+            })
+            .collect();
+        let packed = PackedLeaf::pack(Projection::default(), &mks, &payloads).unwrap();
+        assert_eq!(packed.arrays.word_bits(), NARROW_WORD_BITS);
+        assert_eq!(packed.groups.used.load(Ordering::Relaxed), 3 + 4);
+        assert_eq!(packed.groups.form.value_bits, NARROW_WORD_BITS - 3);
+        assert_eq!(packed.payloads_in_order(), payloads);
+        // A store lands in whichever of its segment's slots holds it.
+        let near_third_run = (40 << 32) | (2 << 24) | 77;
+        assert!(packed.store_payload(1, near_third_run));
+        assert_eq!(packed.payload_at(1), near_third_run);
+        // Runs past the slot bits: one more bit, fewer value bits.
+        let spread: Vec<u64> = (0..300u64)
+            .map(|i| (40 << 32) | ((i % 9) << 24) | i)
+            .collect();
+        let packed = PackedLeaf::pack(Projection::default(), &mks, &spread).unwrap();
+        assert_eq!(packed.arrays.word_bits(), NARROW_WORD_BITS);
+        assert_eq!(packed.groups.used.load(Ordering::Relaxed), 9);
+        assert_eq!(packed.groups.form.value_bits, NARROW_WORD_BITS - 4);
+        assert_eq!(packed.payloads_in_order(), spread);
+    }
+
     /// Resolves payloads to the key at their position in a list.
     struct Mapped<'k>(&'k Keys, &'k [u64]);
 
@@ -1335,16 +1452,24 @@ mod tests {
         for (i, key) in tied.0.iter().enumerate() {
             assert_eq!(packed.get_candidate(key, &tied), Some(i as u64));
         }
-        let keys = spread_keys(10);
-        // Low halves from 0 to past 2^30 in one group: too far apart for a
-        // narrow word's base, too wide for a wide word beside a slot bit.
-        let wide: Vec<u64> = (0..10).map(|i| i | ((i & 1) << 30)).collect();
+        let keys = spread_keys(200);
         let mks: Vec<u64> = keys
             .0
             .iter()
             .map(|k| Projection::default().model_key(k))
             .collect();
-        assert!(PackedLeaf::pack(Projection::default(), &mks, &wide).is_none());
+        // Payloads in more groups than a table takes.
+        let scattered: Vec<u64> = (0..200).map(|i| i << 32).collect();
+        assert!(PackedLeaf::pack(Projection::default(), &mks, &scattered).is_none());
+        // One group's payloads each far from the others: more runs than
+        // slots, so wide words (one slot, 31 value bits).
+        let far: Vec<u64> = (0..200).map(|i| i << 22).collect();
+        let packed = PackedLeaf::pack(Projection::default(), &mks, &far).unwrap();
+        assert_eq!(packed.arrays.word_bits(), WIDE_WORD_BITS);
+        assert_eq!(packed.payloads_in_order(), far);
+        // Too wide for that: a low half of 2^31 and more beside a slot bit.
+        let too_wide: Vec<u64> = (0..200).map(|i| (i << 22) | (1 << 30)).collect();
+        assert!(PackedLeaf::pack(Projection::default(), &mks, &too_wide).is_none());
         let many: Vec<u64> = (0..MAX_PACKED_KEYS as u64 + 1).collect();
         assert!(PackedLeaf::pack(Projection::default(), &many, &many).is_none());
     }
