@@ -116,8 +116,10 @@ enum Widths {
 /// How a leaf's words encode payloads: a slot into the group table in a
 /// word's top bits, below it the value. A wide word (32 bits) holds the
 /// payload's rotated low half as it is; a narrow one (21 bits) holds it
-/// minus its group's base, the least rotated low half (tombstone bit
-/// cleared) of the group's payloads when the table was built.
+/// minus its slot's base: the least rotated low half (tombstone bit
+/// cleared) of the payloads the slot took when the table was built (a
+/// group whose payloads lie far apart takes several slots), or of the
+/// first payload stored into it later.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct WordForm {
     /// Bits of a word: [`WIDE_WORD_BITS`] or [`NARROW_WORD_BITS`].
