@@ -466,13 +466,7 @@ impl PackedArrays {
     /// Stores `word` as entry `i`'s. Writer only.
     pub(crate) fn store_word(&self, i: usize, word: u32) {
         debug_assert!(i < self.entries());
-        let per = self.words_per_cell();
-        let width = self.word_bits();
-        debug_assert!(u64::from(word) <= low_bits(width));
-        let cell = &self.cells[self.words_at as usize + i / per];
-        let shift = width * (i % per) as u32;
-        let kept = cell.load(Ordering::Relaxed) & !(low_bits(width) << shift);
-        cell.store(kept | (u64::from(word) << shift), Ordering::Release);
+        self.store_element(self.words_at, self.word_bits(), i, word);
     }
 
     /// Stores `high` into group-table slot `s`. Writer only.
@@ -583,12 +577,20 @@ impl PackedArrays {
     }
 
     /// Stores `value` as element `i` of the halves starting at cell `at`,
-    /// keeping the cell's other half. Writer only: no other store can fall
-    /// between the load and the store.
+    /// keeping the cell's other half.
     fn store_half(&self, at: u32, i: usize, value: u32) {
-        let cell = &self.cells[at as usize + i / 2];
-        let shift = 32 * (i % 2);
-        let kept = cell.load(Ordering::Relaxed) & !(u64::from(u32::MAX) << shift);
+        self.store_element(at, 32, i, value);
+    }
+
+    /// Stores `value` as element `i` of the `width`-bit elements starting
+    /// at cell `at`, keeping the cell's other elements. Writer only: no
+    /// other store can fall between the load and the store.
+    fn store_element(&self, at: u32, width: u32, i: usize, value: u32) {
+        debug_assert!(u64::from(value) <= low_bits(width));
+        let per = per_cell(width);
+        let cell = &self.cells[at as usize + i / per];
+        let shift = width * (i % per) as u32;
+        let kept = cell.load(Ordering::Relaxed) & !(low_bits(width) << shift);
         cell.store(kept | (u64::from(value) << shift), Ordering::Release);
     }
 }

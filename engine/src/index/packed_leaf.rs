@@ -197,7 +197,7 @@ impl GroupDraft {
     /// payloads fit them, else wide words if every low half fits beside a
     /// slot number.
     fn encoding(payloads: &[u64], widths: Widths) -> Option<(Self, Vec<u32>)> {
-        let groups = PayloadGroups::of(payloads)?;
+        let mut groups = PayloadGroups::of(payloads)?;
         let narrow = match widths {
             Widths::NarrowIfFits => groups.narrow_slots(),
             Widths::Wide => None,
@@ -366,16 +366,16 @@ impl PayloadGroups {
     /// group's low halves cut, in ascending order, into runs that each fit
     /// the value bits above their first (a group's payloads that lie far
     /// apart, as a log segment's do, take a slot per run), with as many
-    /// slot bits as the runs need.
-    fn narrow_slots(&self) -> Option<(WordForm, Vec<SlotLayout>)> {
-        let mut sorted: Vec<(u32, Vec<(u32, u32)>)> = self.groups.clone();
-        for (_, members) in &mut sorted {
+    /// slot bits as the runs need. Sorts each group's payloads by low half
+    /// (words are placed by position, so the wide layout does not mind).
+    fn narrow_slots(&mut self) -> Option<(WordForm, Vec<SlotLayout>)> {
+        for (_, members) in &mut self.groups {
             members.sort_unstable();
         }
         let mut capacity = self.groups.len() + 1;
         loop {
             let form = WordForm::for_capacity(NARROW_WORD_BITS, capacity);
-            let slots = narrow_runs(&sorted, form);
+            let slots = narrow_runs(&self.groups, form);
             if slots.len() > MAX_GROUPS {
                 return None;
             }
