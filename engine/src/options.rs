@@ -65,9 +65,12 @@ pub struct Options {
     /// key-ordered runs no larger than what is merged so far, into runs of
     /// at most this many live bytes, so that scans and seeks over data that
     /// was written once read neighbouring records together. Each record is
-    /// rewritten about log2(this / `segment_bytes`) times at most. 0 leaves
-    /// log segments in log order until their dead bytes call for compaction.
-    /// Default: 128 MiB. Taken as at most
+    /// rewritten about log2(this / `segment_bytes`) times at most. A
+    /// database of more than 32 times this many live bytes merges its runs
+    /// further, up to a 32nd of its live bytes a run (at most 512 MiB), so
+    /// that it keeps some 32 to 64 runs, not one per this many bytes. 0
+    /// leaves log segments in log order until their dead bytes call for
+    /// compaction. Default: 128 MiB. Taken as at most
     /// [`crate::format::location::MAX_SEGMENT_BYTES`] (a run is one
     /// segment, and no segment can be larger).
     pub key_order_run_bytes: u64,

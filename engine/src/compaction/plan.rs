@@ -116,10 +116,11 @@ pub(crate) fn update_write_throttle(shared: &Shared, book: &HeldDeletes, dead_ra
 /// segment or at least two runs: a log segment is put in key order as soon
 /// as it is sealed, and runs merge only with runs of at least their own
 /// size, so a record is rewritten at most about log2(`run_bytes` / segment
-/// size) times.
+/// size) times. `run_bytes` grows with the database (see [`run_cap`]).
 pub(crate) fn plan_key_order(shared: &Shared, run_bytes: u64) -> Option<Plan> {
     let active = shared.lock_writer().active.id();
     let table = shared.segments.load_full();
+    let run_bytes = run_cap(run_bytes, table.iter().map(|s| live_bytes(s)).sum());
     let mut candidates: Vec<(bool, u64, Arc<Segment>)> = table
         .iter()
         .filter(|s| s.id() != active && !diluting(shared, s))
@@ -145,6 +146,30 @@ pub(crate) fn plan_key_order(shared: &Shared, run_bytes: u64) -> Option<Plan> {
         inputs.push(s);
     }
     (has_log || inputs.len() >= 2).then_some(Plan { inputs })
+}
+
+/// Runs a database's live data is spread over, about, once its runs reach
+/// [`run_cap`]'s size: runs merge in pairs or more up to the cap, so there
+/// are between this many and twice as many.
+const RUNS_AT_CAP: u64 = 32;
+
+/// The largest run [`run_cap`] grows to on its own: a key-ordering pass
+/// lists its inputs' keys in memory (some 40 bytes a record), so a run's
+/// size bounds that memory.
+const LARGEST_GROWN_RUN: u64 = 512 << 20;
+
+/// The most live bytes a key-ordering pass merges into one run, for a
+/// database of `live` live bytes: `run_bytes`, or a [`RUNS_AT_CAP`]th of
+/// the database if that is larger (up to [`LARGEST_GROWN_RUN`]). A run
+/// never grows past its cap, so without this a database of `n` times
+/// `run_bytes` would keep some `n` runs: a seek reads a record in each,
+/// and a packed index leaf names each in its group table, up to 128 (see
+/// `index::packed_leaf`), past which its keys stay in dense leaves of
+/// some 23 bytes a key. Growing the cap with the database keeps the runs
+/// about 32 to 64 up to some 16 GiB of live data (128 at 64 GiB), at the
+/// cost of one more rewrite of the data each time it doubles past 4 GiB.
+fn run_cap(run_bytes: u64, live: u64) -> u64 {
+    (live / RUNS_AT_CAP).min(LARGEST_GROWN_RUN).max(run_bytes)
 }
 
 /// Whether key-ordering `s` would hide its dead bytes or waste the pass: a
@@ -187,6 +212,7 @@ fn fraction_of(bytes: u64, s: &Segment) -> f64 {
 mod tests {
     use std::collections::BTreeMap;
 
+    use super::{LARGEST_GROWN_RUN, live_bytes, run_cap};
     use crate::compaction::compact_while_needed;
     use crate::compaction::rewrite::tests::compacted_layout;
     use crate::db::keyspace::KeyspaceId;
@@ -271,6 +297,68 @@ mod tests {
         let passes = db.stats().key_order_passes;
         compact_while_needed(&shared, ratio).unwrap();
         assert_eq!(db.stats().key_order_passes, passes);
+    }
+
+    #[test]
+    fn the_run_cap_grows_with_the_database_up_to_512_mib() {
+        let mib = 1u64 << 20;
+        assert_eq!(run_cap(128 * mib, 0), 128 * mib);
+        assert_eq!(run_cap(128 * mib, 4096 * mib), 128 * mib);
+        assert_eq!(run_cap(128 * mib, 8192 * mib), 256 * mib);
+        assert_eq!(run_cap(128 * mib, 1 << 40), LARGEST_GROWN_RUN);
+        assert_eq!(
+            run_cap(4096 * mib, 1 << 40),
+            4096 * mib,
+            "a larger option wins"
+        );
+    }
+
+    /// A database many times `key_order_run_bytes` keeps few runs: as it
+    /// grows, runs merge into larger ones (without this, 24 MiB written in
+    /// runs of 256 KiB kept some 96 runs, one per 256 KiB).
+    #[test]
+    fn a_growing_database_keeps_few_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 256 << 10,
+            key_order_run_bytes: 256 << 10,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        let shared = db.shared();
+        let ratio = shared.options.compaction_dead_ratio;
+        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes();
+        let value = |i: u64| {
+            let mut v = [0u8; 200];
+            v.iter_mut()
+                .enumerate()
+                .for_each(|(j, b)| *b = (i as u8) ^ (j as u8));
+            v
+        };
+        let n = 115_000u64;
+        for i in 0..n {
+            db.put(KeyspaceId(0), &key(i), &value(i), &WriteOptions::default())
+                .unwrap();
+            if i % 5_000 == 4_999 {
+                compact_while_needed(&shared, ratio).unwrap();
+            }
+        }
+        compact_while_needed(&shared, ratio).unwrap();
+        let (logs, runs) = sealed_kinds(&shared);
+        assert_eq!(logs, 0);
+        let table = shared.segments.load_full();
+        let largest = table.iter().map(|s| live_bytes(s)).max().unwrap();
+        assert!(runs <= 64, "{runs} runs of at most {largest} live bytes");
+        assert!(
+            largest > 256 << 10,
+            "runs grew: the largest holds {largest}"
+        );
+        assert!(runs_in_key_order(&shared));
+        for i in (0..n).step_by(97) {
+            let got = db.get(KeyspaceId(0), &key(i)).unwrap().unwrap();
+            assert_eq!(&got[..], &value(i)[..]);
+        }
     }
 
     /// Regression (a writer that kept overwriting 2M keys held 2.5–3.7 GB
