@@ -323,8 +323,9 @@ type SlotLayout = (u32, u32, Vec<(u32, u32)>);
 impl PayloadGroups {
     /// `payloads` by group; `None` past [`MAX_GROUPS`] groups.
     fn of(payloads: &[u64]) -> Option<Self> {
-        // Slots by group: a leaf of compacted data names every run (some
-        // 80 at 10 GB), in no order a scan of the groups would favour.
+        // Slots by group: a leaf of compacted data names every run (32 to
+        // 64 in a large database), in no order a scan of the groups would
+        // favour.
         let mut index: FxHashMap<u32, usize> = FxHashMap::default();
         let mut groups: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
         let mut widest = 0;
