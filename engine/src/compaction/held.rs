@@ -118,7 +118,18 @@ impl HeldDeletes {
 
     /// The dead bytes a rewrite of `s` would reclaim, as the planner weighs
     /// them: its dead bytes, less the deletes in it that are still held,
-    /// plus the deletes stored elsewhere that `s` holds.
+    /// plus the deletes stored elsewhere that `s` holds, if it has dead
+    /// bytes of its own to reclaim.
+    ///
+    /// Without that condition two segments of deletes could take turns for
+    /// ever: a delete is held by a segment whose key filter only may hold
+    /// the key (a false positive), or whose older version is itself a kept
+    /// delete. Rewriting that holder reclaims nothing and copies the same
+    /// keys to a new segment, which holds the delete again, and the
+    /// delete's segment, its holder gone, is rewritten next, and so on, a
+    /// few times a second. A holder whose dead bytes are all held deletes
+    /// waits for its own holder instead; one with a real dead version is
+    /// rewritten, which drops it.
     pub(crate) fn reclaimable(
         &self,
         s: &Segment,
@@ -136,7 +147,10 @@ impl HeldDeletes {
             .filter(|(holder, _, _)| *holder == s.id())
             .map(|(_, b, _)| b)
             .sum();
-        s.dead_bytes().saturating_sub(held_here) + held_by_it
+        match s.dead_bytes().saturating_sub(held_here) {
+            0 => 0,
+            own => own + held_by_it,
+        }
     }
 
     /// The segment of `table` holding the most deletes stored elsewhere,
@@ -191,6 +205,28 @@ mod tests {
             db.delete(KeyspaceId(0), &i.to_be_bytes(), &w).unwrap();
         }
         seal_active(&shared);
+        db
+    }
+
+    /// A database compacted only when the test asks, holding `KEYS` keys
+    /// `step` apart (8-byte big-endian numbers from 0) in key-ordered runs
+    /// of up to `run_bytes`.
+    fn one_run(dir: &std::path::Path, run_bytes: u64, step: u64) -> Db {
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 64 << 10,
+            key_order_run_bytes: run_bytes,
+            ..Options::default()
+        };
+        let db = Db::open(dir, options).unwrap();
+        let shared = db.shared();
+        for i in 0..KEYS {
+            let key = (i * step).to_be_bytes();
+            db.put(KeyspaceId(0), &key, &[7; 40], &WriteOptions::default())
+                .unwrap();
+        }
+        seal_active(&shared);
+        compact_while_needed(&shared, 0.5).unwrap();
         db
     }
 
@@ -255,21 +291,10 @@ mod tests {
     #[test]
     fn range_deletes_between_live_keys_go_at_the_usual_threshold() {
         let dir = tempfile::tempdir().unwrap();
-        let options = Options {
-            background_compaction: false,
-            segment_bytes: 64 << 10,
-            key_order_run_bytes: 8 << 20,
-            ..Options::default()
-        };
-        let db = Db::open(dir.path(), options).unwrap();
+        let db = one_run(dir.path(), 8 << 20, 1);
         let shared = db.shared();
         let (ks, w) = (KeyspaceId(0), WriteOptions::default());
         let key = |i: u64| i.to_be_bytes();
-        for i in 0..KEYS {
-            db.put(ks, &key(i), &[7; 40], &w).unwrap();
-        }
-        seal_active(&shared);
-        compact_while_needed(&shared, 0.5).unwrap();
         for round in 0..12 {
             for i in 0..KEYS / 200 {
                 let from = ((round * KEYS / 200 + i) * 20) % KEYS;
@@ -322,6 +347,61 @@ mod tests {
         assert_eq!(db.stats().live_keys, KEYS - 100);
         db.compact().unwrap();
         assert_eq!(db.stats().range_tombstones, 0);
+    }
+
+    /// Regression (a memory-budget test's database compacted eight times
+    /// a second for as long as it was open): deletes of keys never written,
+    /// held by a small segment of other deletes whose key filter gives a
+    /// false positive for them. Rewriting that holder reclaimed nothing and
+    /// copied its keys, false positives and all, to a new segment, which
+    /// held the deletes again; the two segments took turns for ever.
+    #[test]
+    fn deletes_held_by_a_false_positive_of_a_segment_of_held_deletes_do_not_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        // A run of live keys a thousand apart: the keys between are free.
+        let db = one_run(dir.path(), 1 << 20, 1000);
+        let shared = db.shared();
+        let (ks, w) = (KeyspaceId(0), WriteOptions::default());
+        let key = |i: u64| i.to_be_bytes();
+        // Ten deletes across the run, held by it, in a segment of their own.
+        let before: Vec<u32> = shared.segments.load().iter().map(|s| s.id()).collect();
+        for i in 0..10 {
+            db.delete(ks, &key(i * (KEYS - 1) / 9 * 1000), &w).unwrap();
+        }
+        seal_active(&shared);
+        compact_while_needed(&shared, 0.5).unwrap();
+        let active = shared.lock_writer().active.id();
+        let table = shared.segments.load_full();
+        let (of_deletes, others): (Vec<_>, Vec<_>) = table
+            .iter()
+            .filter(|s| s.id() != active)
+            .partition(|s| !before.contains(&s.id()));
+        assert_eq!(of_deletes.len(), 1, "the deletes' own segment");
+        // Free keys only the deletes' segment may hold.
+        let false_positives: Vec<u64> = (0..KEYS * 1000)
+            .filter(|k| k % 1000 != 0)
+            .filter(|&k| of_deletes[0].sealed_may_hold_key(0, &key(k)))
+            .filter(|&k| !others.iter().any(|s| s.sealed_may_hold_key(0, &key(k))))
+            .take(20)
+            .collect();
+        assert!(!false_positives.is_empty());
+        for &k in &false_positives {
+            db.delete(ks, &key(k), &w).unwrap();
+        }
+        seal_active(&shared);
+        compact_while_needed(&shared, 0.5).unwrap();
+        for pass in 0..4 {
+            assert_eq!(
+                compact_while_needed(&shared, 0.5).unwrap(),
+                0,
+                "pass {pass}"
+            );
+        }
+        assert_eq!(db.stats().live_keys, KEYS - 10);
+        for &k in &false_positives {
+            assert!(db.get(ks, &key(k)).unwrap().is_none());
+        }
+        assert!(db.get(ks, &key(1000)).unwrap().is_some());
     }
 
     #[test]
