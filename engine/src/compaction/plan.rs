@@ -58,7 +58,8 @@ pub(crate) fn plan(
 
 /// Every sealed segment, with the fraction of it a rewrite would reclaim
 /// now (see [`plan`]): infinite for the segment holding the most deletes
-/// kept for it, once those are due (never when `dead_ratio` is negative).
+/// kept for it, once those are due and if it has dead bytes of its own to
+/// reclaim (never when `dead_ratio` is negative).
 fn weighed_sealed(
     shared: &Shared,
     book: &HeldDeletes,
@@ -77,9 +78,16 @@ fn weighed_sealed(
         true => None,
         false => book.due_holder(&table, live_keys(shared)),
     };
-    let weigh = |s: &Segment| match due_holder == Some(s.id()) && s.dead_bytes() > 0 {
-        true => f64::INFINITY,
-        false => fraction_of(book.reclaimable(s, &table, oldest_snapshot), s),
+    // A due holder is rewritten only if that reclaims something of its own
+    // (its older versions of the deletes it holds): otherwise its output
+    // would hold them again, and be due again (see `held::reclaimable`).
+    let weigh = |s: &Segment| {
+        let due =
+            due_holder == Some(s.id()) && book.own_reclaimable(s, &table, oldest_snapshot) > 0;
+        match due {
+            true => f64::INFINITY,
+            false => fraction_of(book.reclaimable(s, &table, oldest_snapshot), s),
+        }
     };
     table
         .iter()
