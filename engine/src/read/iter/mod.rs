@@ -807,4 +807,106 @@ mod tests {
         cursor.backward();
         assert!(cursor.entry().is_none());
     }
+
+    /// Where maps are read at random (data larger than memory), refills
+    /// ask the kernel for the pages they read (a seek's first chunk record
+    /// by record, later ones in windows): short cursors of every length
+    /// around the first chunk's, both ways, within bounds or not, at a
+    /// snapshot and at the latest version (deleted and overwritten keys in
+    /// between), see exactly what a `BTreeMap` holds.
+    #[test]
+    fn short_cursors_over_maps_read_at_random_match_a_model() {
+        use std::collections::BTreeMap;
+
+        use crate::segment::MapAdvice;
+
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            background_compaction: false,
+            segment_bytes: 16 << 10,
+            key_order_run_bytes: 64 << 10,
+            ..Options::default()
+        };
+        let db = Db::open(dir.path(), options).unwrap();
+        let (ks, w) = (KeyspaceId(0), WriteOptions::default());
+        let key = |i: u64| (i * 3).to_be_bytes();
+        let mut model = BTreeMap::new();
+        for i in 0..3_000u64 {
+            let value = [(i % 251) as u8; 24];
+            db.put(ks, &key(i), &value, &w).unwrap();
+            model.insert(key(i).to_vec(), value.to_vec());
+        }
+        db.compact().unwrap();
+        let snapshot = db.snapshot();
+        let at_snapshot = model.clone();
+        for i in (0..3_000u64).filter(|i| i % 5 == 0 || (1_000..1_400).contains(i)) {
+            db.delete(ks, &key(i), &w).unwrap();
+            model.remove(key(i).as_slice());
+        }
+        for i in (0..3_000u64).step_by(7) {
+            db.put(ks, &key(i), b"new", &w).unwrap();
+            model.insert(key(i).to_vec(), b"new".to_vec());
+        }
+        for segment in db.shared().segments.load().iter() {
+            segment.advise(MapAdvice::Random);
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..600 {
+            let target = next(9_500).to_be_bytes();
+            let take = [0, 1, 2, 10, 11, 12, 13, 30][next(8) as usize];
+            let reverse = next(2) == 1;
+            let range = match next(3) {
+                0 => KeyRange {
+                    lower: Some(next(9_000).to_be_bytes().to_vec()),
+                    upper: Some(next(9_000).to_be_bytes().to_vec()),
+                },
+                _ => KeyRange::default(),
+            };
+            let (mut cursor, want_from) = match round % 2 {
+                0 => (db.cursor(ks, range.clone()).unwrap(), &model),
+                _ => (snapshot.cursor(ks, range.clone()).unwrap(), &at_snapshot),
+            };
+            let in_range = |k: &Vec<u8>| range.contains(k);
+            let want: Vec<(Vec<u8>, Vec<u8>)> = match reverse {
+                false => want_from
+                    .range(target.to_vec()..)
+                    .filter(|(k, _)| in_range(k))
+                    .take(take)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                true => want_from
+                    .range(..=target.to_vec())
+                    .rev()
+                    .filter(|(k, _)| in_range(k))
+                    .take(take)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            };
+            match reverse {
+                false => cursor.seek(&target),
+                true => cursor.seek_for_prev(&target),
+            }
+            let mut got = Vec::new();
+            while got.len() < take
+                && let Some(entry) = cursor.entry()
+            {
+                got.push((entry.key().to_vec(), entry.value().to_vec()));
+                match reverse {
+                    false => cursor.forward(),
+                    true => cursor.backward(),
+                }
+            }
+            assert!(cursor.error.is_none(), "{:?}", cursor.error);
+            assert_eq!(
+                got, want,
+                "round {round}: {take} from {target:?}, reverse {reverse}"
+            );
+        }
+    }
 }
