@@ -400,6 +400,11 @@ mod tests {
             .filter(|s| s.id() != active)
             .partition(|s| !before.contains(&s.id()));
         assert_eq!(of_deletes.len(), 1, "the deletes' own segment");
+        // Its deletes, all held, are all its dead bytes: a holder's own
+        // reclaimable bytes are exact.
+        let held = shared.compaction_lock.lock().unwrap().by_output[&of_deletes[0].id()]
+            .still_held(&table, None);
+        assert_eq!(held, of_deletes[0].dead_bytes());
         let free_keys: Vec<u64> = (0..keys * step)
             .filter(|k| k % step != 0)
             .filter(|&k| of_deletes[0].sealed_may_hold_key(0, &key(k)))

@@ -246,12 +246,13 @@ fn decide_key<'a>(
                     key: record.key,
                 });
             } else {
-                if let Some(holder) = holder {
-                    out.holds.add(holder, record.encoded_len as u64);
-                }
                 out.filtering.rewrite(out.copies.len(), &record, &verdict);
-                out.copies
-                    .push(copy_seen(ks, segment, head, record, Reason::Head)?);
+                let copy = copy_seen(ks, segment, head, record, Reason::Head)?;
+                if let Some(holder) = holder {
+                    // As many bytes as the output will count dead for it.
+                    out.holds.add(holder, written_len(&copy, set) as u64);
+                }
+                out.copies.push(copy);
             }
             Some(record.seq)
         }
@@ -456,9 +457,22 @@ fn in_key_order(copies: &mut [Copy<'_>]) {
 /// long form. A record already short is copied as it is.
 fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
     for c in copies {
-        let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
-        let chain_unneeded = c.first_version || no_older_snapshot;
-        c.short = chain_unneeded && c.short_len > 0;
+        c.short = writes_short(c, snapshots);
+    }
+}
+
+/// Whether [`shorten`] writes `c` in the short form.
+fn writes_short(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
+    let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
+    let chain_unneeded = c.first_version || no_older_snapshot;
+    chain_unneeded && c.short_len > 0
+}
+
+/// The length `c` will have in the output, which [`shorten`] decides later.
+fn written_len(c: &Copy<'_>, snapshots: &SnapshotSet) -> usize {
+    match writes_short(c, snapshots) {
+        true => c.short_len as usize,
+        false => c.raw.len(),
     }
 }
 
