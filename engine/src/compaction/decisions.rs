@@ -70,7 +70,12 @@ impl<'a> Copy<'a> {
 
     /// Its length in the output.
     pub(super) fn out_len(&self) -> usize {
-        match self.short {
+        self.len_in_form(self.short)
+    }
+
+    /// Its length in the output in the short form (`short`) or the long.
+    pub(super) fn len_in_form(&self, short: bool) -> usize {
+        match short {
             true => self.short_len as usize,
             false => self.raw.len(),
         }

@@ -470,10 +470,7 @@ fn writes_short(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
 
 /// The length `c` will have in the output, which [`shorten`] decides later.
 fn written_len(c: &Copy<'_>, snapshots: &SnapshotSet) -> usize {
-    match writes_short(c, snapshots) {
-        true => c.short_len as usize,
-        false => c.raw.len(),
-    }
+    c.len_in_form(writes_short(c, snapshots))
 }
 
 /// Writes the copies into a new sealed, fsynced segment; fills in their new
