@@ -32,6 +32,8 @@ pub mod options;
 mod read;
 mod recovery;
 pub mod segment;
+#[cfg(test)]
+mod test_rng;
 mod write;
 
 // The public module paths, wherever the modules live in the tree.

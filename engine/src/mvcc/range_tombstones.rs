@@ -333,13 +333,8 @@ mod tests {
     /// added one at a time as range deletes are.
     #[test]
     fn lookups_match_a_scan_of_every_tombstone() {
-        let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::test_rng::TestRng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: u64| rng.below(m);
         let mut list = RangeTombstones::default();
         let mut all = Vec::new();
         for seq in 1..=1_200u64 {

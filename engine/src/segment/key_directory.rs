@@ -157,13 +157,8 @@ mod tests {
         };
         let db = Db::open(dir.path(), options).unwrap();
         let (ks, w) = (KeyspaceId(0), WriteOptions::default());
-        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::test_rng::TestRng::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = |m: u64| rng.below(m);
         let key = |i: u64| (i as u16).to_be_bytes();
         for i in 0..1_500u64 {
             let k = key(next(900));

@@ -850,13 +850,8 @@ mod tests {
         for segment in db.shared().segments.load().iter() {
             segment.advise(MapAdvice::Random);
         }
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_rng::TestRng::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: u64| rng.below(n);
         for round in 0..600 {
             let target = next(9_500).to_be_bytes();
             let take = [0, 1, 2, 10, 11, 12, 13, 30][next(8) as usize];
