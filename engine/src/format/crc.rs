@@ -13,6 +13,10 @@
 /// The longest range computed here rather than by the crate: below three
 /// of the crate's 256-byte blocks it runs the same serial loop, after its
 /// setup.
+#[cfg_attr(
+    all(not(target_arch = "x86_64"), not(test)),
+    expect(dead_code, reason = "only x86_64 has the short path")
+)]
 const SHORT_MAX: usize = 768;
 
 /// The CRC-32C of `bytes` (as `crc32c::crc32c` computes it).

@@ -575,10 +575,9 @@ impl Heap {
     /// waited twice in one put, 9 ms). Pages used before stay on small
     /// pages until `khugepaged` collapses them, if it does.
     fn advise_uncut_pages(&self) {
-        #[cfg(target_os = "linux")]
         if let Some((map, offset)) = chunk_of(&self.chunks, self.next_page) {
             let len = self.chunk_end - self.next_page;
-            let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
+            crate::io::os::advise_huge_pages_range(map, offset, len);
         }
     }
 
@@ -633,7 +632,7 @@ fn release(chunks: &[&'static MmapMut], addr: usize, len: usize) {
     // After `MADV_DONTNEED` anonymous private memory reads as zeros, which
     // is all a block cut there later may assume (nothing: blocks are
     // written before they are read).
-    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
+    unsafe { crate::io::os::release_pages(map, offset, len) };
 }
 
 /// Maps a chunk of `CHUNK_BYTES` on a 2 MiB boundary and returns its start

@@ -1,4 +1,5 @@
-//! A read-only memory map of a file: the only `unsafe` in the I/O layer.
+//! A read-only memory map of a file: the one `unsafe` map of a file in the
+//! I/O layer (the calls it advises with are in [`super::os`]).
 
 use std::fs::File;
 use std::io;
@@ -11,14 +12,23 @@ use std::ops::Deref;
 /// so reads within the map never fault with SIGBUS.
 #[derive(Debug)]
 pub struct ReadOnlyMap {
+    /// Declared first, so that it is unmapped before `_claim` drops.
     map: Option<memmap2::Mmap>,
+    /// What the platform keeps while the map lives (see
+    /// `io::os::claim_map`).
+    _claim: Option<super::os::MapClaim>,
 }
 
 impl ReadOnlyMap {
-    /// Maps the first `len` bytes of `file` read-only.
+    /// Maps the first `len` bytes of `file` read-only (on Windows, growing
+    /// the file to `len` first: see `io::os::claim_map`).
     pub fn new(file: &File, len: u64) -> io::Result<Self> {
         if len == 0 {
-            return Ok(ReadOnlyMap { map: None });
+            return Ok(Self::empty());
+        }
+        let (claim, len) = super::os::claim_map(file, len)?;
+        if len == 0 {
+            return Ok(Self::empty());
         }
         let len = usize::try_from(len).map_err(|_| io::Error::other("map too large"))?;
         // SAFETY: memmap2 requires that the file is not modified in a way that
@@ -27,7 +37,18 @@ impl ReadOnlyMap {
         // range, never truncates a file that may be mapped, and documents
         // that users must not modify the database files from outside.
         let map = unsafe { memmap2::MmapOptions::new().len(len).map(file)? };
-        Ok(ReadOnlyMap { map: Some(map) })
+        Ok(ReadOnlyMap {
+            map: Some(map),
+            _claim: Some(claim),
+        })
+    }
+
+    /// A map of nothing.
+    pub fn empty() -> Self {
+        ReadOnlyMap {
+            map: None,
+            _claim: None,
+        }
     }
 }
 
@@ -37,12 +58,13 @@ impl ReadOnlyMap {
     /// file (see [`super::faulty::Faults::hostile_holes`]).
     pub fn copy_of(bytes: &[u8]) -> io::Result<Self> {
         if bytes.is_empty() {
-            return Ok(ReadOnlyMap { map: None });
+            return Ok(Self::empty());
         }
         let mut map = memmap2::MmapMut::map_anon(bytes.len())?;
         map.copy_from_slice(bytes);
         Ok(ReadOnlyMap {
             map: Some(map.make_read_only()?),
+            _claim: None,
         })
     }
 }
@@ -52,21 +74,20 @@ impl ReadOnlyMap {
     /// (`MADV_HUGEPAGE`, after `MADV_NORMAL` undoes a random-access
     /// advice): a fault then reads a whole aligned 2 MiB of the file into
     /// one folio. Advisory: a kernel without transparent huge pages refuses
-    /// it, and the map works as before.
+    /// it, and the map works as before. Linux only (elsewhere it undoes a
+    /// random-access advice; nothing on Windows).
     pub fn advise_huge_pages(&self) {
         if let Some(map) = &self.map {
-            let _ = map.advise(memmap2::Advice::Normal);
-            let _ = map.advise(memmap2::Advice::HugePage);
+            super::os::advise_huge_pages(map);
         }
     }
 
     /// Tells the kernel the map is read at random (`MADV_RANDOM`, after
     /// `MADV_NOHUGEPAGE` undoes a huge-page advice): a fault reads the page
-    /// it needs and no read-around. Advisory, as above.
+    /// it needs and no read-around. Advisory, as above; nothing on Windows.
     pub fn advise_random(&self) {
         if let Some(map) = &self.map {
-            let _ = map.advise(memmap2::Advice::NoHugePage);
-            let _ = map.advise(memmap2::Advice::Random);
+            super::os::advise_random(map);
         }
     }
 
@@ -79,7 +100,7 @@ impl ReadOnlyMap {
             let offset = offset.min(map.len());
             let len = len.min(map.len() - offset);
             if len > 0 {
-                let _ = map.advise_range(memmap2::Advice::WillNeed, offset, len);
+                super::os::will_need(map, offset, len);
             }
         }
     }

@@ -7,11 +7,14 @@
 //! Reads of segment data go through read-only memory maps created by
 //! [`FileHandle::map_readonly`]; writes always go through the file
 //! descriptor, never through a map.
+//!
+//! Every call to the operating system is made in `os`, one backend per
+//! platform (Linux, macOS, other Unix, Windows); the rest of the engine is
+//! platform-free.
 
-mod extents;
 pub mod faulty;
 mod map;
-pub(crate) mod memory;
+pub(crate) mod os;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;
@@ -85,9 +88,11 @@ pub trait FileSystem: Send + Sync + Debug {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// Atomically renames `from` to `to`, replacing `to`.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
-    /// Removes a file.
+    /// Removes a file (on Windows, a file this process maps is removed when
+    /// its last map drops: `io::os::remove_file`).
     fn remove_file(&self, path: &Path) -> io::Result<()>;
-    /// Flushes a directory's entries (creations, renames) to stable storage.
+    /// Flushes a directory's entries (creations, renames) to stable storage
+    /// (where the platform can: `io::os::sync_dir`).
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
     /// What `path` names, following symbolic links; an error of kind
     /// `NotFound` if nothing.
@@ -110,7 +115,8 @@ pub trait FileHandle: Send + Sync + Debug {
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
     /// Reads exactly `buf.len()` bytes at `offset`.
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
-    /// Flushes the file's data to stable storage (`fdatasync`).
+    /// Flushes the file's data to stable storage (`fdatasync`; what that
+    /// is on each platform: `io::os::sync_data`).
     fn sync_data(&self) -> io::Result<()>;
     /// The file's identity (`fstat`: the open file, whatever its name is
     /// now).
@@ -129,7 +135,8 @@ pub trait FileHandle: Send + Sync + Debug {
         Ok(())
     }
     /// Sets the file's length. The engine only ever grows a file that may be
-    /// mapped; shrinking happens only before any map exists.
+    /// mapped, but for an unpublished compaction output's tail, which
+    /// Windows keeps (see `io::os::set_len`).
     fn set_len(&self, len: u64) -> io::Result<()>;
     /// The file's current length.
     fn len(&self) -> io::Result<u64>;

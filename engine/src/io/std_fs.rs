@@ -2,11 +2,10 @@
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
-use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{EntryKind, FileHandle, FileId, FileSystem, Metadata, OpenMode, ReadOnlyMap};
+use super::{EntryKind, FileHandle, FileSystem, Metadata, OpenMode, ReadOnlyMap, os};
 
 /// The operating system's file system.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,15 +52,25 @@ impl FileSystem for StdFileSystem {
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        fs::remove_file(path)
+        os::remove_file(path)
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        File::open(path)?.sync_all()
+        os::sync_dir(path)
     }
 
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
-        Ok(metadata_of(&fs::metadata(path)?))
+        let meta = fs::metadata(path)?;
+        let kind = match meta.file_type() {
+            t if t.is_file() => EntryKind::File,
+            t if t.is_dir() => EntryKind::Dir,
+            _ => EntryKind::Other,
+        };
+        Ok(Metadata {
+            kind,
+            len: meta.len(),
+            id: os::path_id(path, &meta)?,
+        })
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
@@ -74,23 +83,6 @@ impl FileSystem for StdFileSystem {
 
     fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
         fs::hard_link(original, link)
-    }
-}
-
-/// The seam's view of `std` metadata.
-fn metadata_of(meta: &fs::Metadata) -> Metadata {
-    let kind = match meta.file_type() {
-        t if t.is_file() => EntryKind::File,
-        t if t.is_dir() => EntryKind::Dir,
-        _ => EntryKind::Other,
-    };
-    Metadata {
-        kind,
-        len: meta.len(),
-        id: FileId {
-            device: meta.dev(),
-            inode: meta.ino(),
-        },
     }
 }
 
@@ -107,19 +99,19 @@ impl FileHandle for StdFile {
     }
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.file.write_all_at(buf, offset)
+        os::write_all_at(&self.file, buf, offset)
     }
 
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        self.file.read_exact_at(buf, offset)
+        os::read_exact_at(&self.file, buf, offset)
     }
 
     fn sync_data(&self) -> io::Result<()> {
-        self.file.sync_data()
+        os::sync_data(&self.file)
     }
 
-    fn id(&self) -> io::Result<FileId> {
-        Ok(metadata_of(&self.file.metadata()?).id)
+    fn id(&self) -> io::Result<super::FileId> {
+        os::file_id(&self.file)
     }
 
     fn try_lock(&self) -> io::Result<bool> {
@@ -135,11 +127,11 @@ impl FileHandle for StdFile {
     }
 
     fn start_writeback(&self, offset: u64, len: u64) -> io::Result<()> {
-        super::writeback::start(&self.file, offset, len)
+        os::start_writeback(&self.file, offset, len)
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
-        self.file.set_len(len)
+        os::set_len(&self.file, len)
     }
 
     fn len(&self) -> io::Result<u64> {
@@ -151,10 +143,10 @@ impl FileHandle for StdFile {
     }
 
     fn hole_at_or_after(&self, from: u64) -> io::Result<u64> {
-        super::extents::hole_at_or_after(&self.file, from)
+        os::hole_at_or_after(&self.file, from)
     }
 
     fn data_at_or_after(&self, from: u64) -> io::Result<Option<u64>> {
-        super::extents::data_at_or_after(&self.file, from)
+        os::data_at_or_after(&self.file, from)
     }
 }

@@ -1,7 +1,8 @@
 //! An allocator for compaction's big, short-lived buffers (its sorted
 //! keys, its decisions, its output) that maps each large block on its own
 //! and unmaps it when it is freed, so its memory goes back to the system
-//! at once.
+//! at once (`mmap` on Unix, `VirtualAlloc` on Windows: see
+//! [`super::os::map_anon`]).
 //!
 //! Through the process's allocator (glibc's malloc) a block above the mmap
 //! threshold is mapped on its own too, but freeing one raises the
@@ -55,22 +56,7 @@ unsafe impl Allocator for Transient {
         if !is_mapped(layout) {
             return Global.allocate(layout);
         }
-        // SAFETY: a new anonymous private map at an address of the
-        // kernel's choosing touches no existing memory.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                layout.size(),
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(AllocError);
-        }
-        let ptr = NonNull::new(addr.cast::<u8>()).ok_or(AllocError)?;
+        let ptr = super::os::map_anon(layout.size()).ok_or(AllocError)?;
         Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
     }
 
@@ -81,11 +67,8 @@ unsafe impl Allocator for Transient {
             return unsafe { Global.deallocate(ptr, layout) };
         }
         // SAFETY: `ptr` is a block `allocate` mapped with this size, which
-        // nothing uses any more (the trait's contract); unmapping it frees
-        // exactly its pages.
-        unsafe {
-            libc::munmap(ptr.as_ptr().cast(), layout.size());
-        }
+        // nothing uses any more (the trait's contract).
+        unsafe { super::os::unmap_anon(ptr, layout.size()) }
     }
 }
 
@@ -96,12 +79,7 @@ unsafe impl Allocator for Transient {
 /// gives it back. It frees only memory no one holds, at the cost of a walk
 /// of the allocator's free lists.
 pub(crate) fn return_free_malloc_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only releases memory the allocator holds free;
-    // it takes the allocator's own locks and touches no memory in use.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    super::os::return_free_malloc_memory();
 }
 
 #[cfg(test)]

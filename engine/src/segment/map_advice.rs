@@ -25,14 +25,14 @@
 //!
 //! The line is a quarter of the memory the process may fill: physical
 //! memory, or its control groups' lowest limit (see
-//! [`crate::io::memory::process_memory`]). A table that grows past it
+//! [`crate::io::os::process_memory`]). A table that grows past it
 //! switches every map to random access; one that shrinks below it (a
 //! compaction that reclaimed much) switches them back.
 //!
 //! [`Segment::will_read`]: super::Segment::will_read
 
 use super::{MapAdvice, SegmentTable};
-use crate::io::memory::process_memory;
+use crate::io::os::process_memory;
 
 /// Advises every segment map of `table` for the memory the process may
 /// use (see the module documentation). Called at open and whenever a

@@ -655,6 +655,8 @@ fn read_dictionary(written: &[u8]) -> std::result::Result<Option<Arc<ValueDictio
 impl Drop for Segment {
     fn drop(&mut self) {
         if self.obsolete.load(Ordering::Acquire) {
+            // Unmapped first: Windows refuses to remove a mapped file.
+            self.map = ReadOnlyMap::empty();
             // A failure leaves a file that the next open removes, because the
             // compaction output that replaced it lists it in its seal.
             let _ = self.fs.remove_file(&self.path);

@@ -1,5 +1,5 @@
-//! How much memory this process may fill: the machine's physical memory,
-//! or less if a control group of the process limits it.
+//! How much memory this process may fill on Linux: the machine's physical
+//! memory, or less if a control group of the process limits it.
 //!
 //! The limit that applies is the lowest one on the path from the process's
 //! own control group up to the root of its hierarchy: a service's slice, a
@@ -22,7 +22,7 @@ const V1_UNLIMITED: u64 = 1 << 62;
 /// memory (`MemTotal`), or the lowest memory limit of the control groups
 /// the process is in, if that is lower (a control group's page cache is
 /// charged to it). `None` where `/proc/meminfo` does not say.
-pub(crate) fn process_memory() -> Option<u64> {
+pub(super) fn process_memory() -> Option<u64> {
     static MEMORY: OnceLock<Option<u64>> = OnceLock::new();
     *MEMORY.get_or_init(|| {
         let total = mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)?;
@@ -38,7 +38,7 @@ pub(crate) fn process_memory() -> Option<u64> {
 }
 
 /// The `MemTotal` line of `/proc/meminfo` text, in bytes.
-pub(crate) fn mem_total(meminfo: &str) -> Option<u64> {
+fn mem_total(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
@@ -47,11 +47,7 @@ pub(crate) fn mem_total(meminfo: &str) -> Option<u64> {
 /// Every memory limit set on the process's control groups and their
 /// ancestors, in both hierarchy versions: `cgroup` is `/proc/self/cgroup`,
 /// `mounts` is `/proc/self/mountinfo`, `read` reads a control file.
-pub(crate) fn cgroup_limits(
-    cgroup: &str,
-    mounts: &str,
-    read: impl Fn(&Path) -> Option<String>,
-) -> Vec<u64> {
+fn cgroup_limits(cgroup: &str, mounts: &str, read: impl Fn(&Path) -> Option<String>) -> Vec<u64> {
     let mut limits = Vec::new();
     for (hierarchy, file) in [
         (Hierarchy::V2, "memory.max"),
