@@ -1,25 +1,38 @@
 //! Detecting a live process that holds a RocksDB database directory, and
 //! keeping other processes out while its files are read.
 //!
-//! RocksDB locks `<dir>/LOCK` with a POSIX record lock (`fcntl(F_SETLK)`);
-//! AlexDB locks it with `flock`. The two kinds do not see each other, so
-//! both are taken. RocksDB's read-only open takes no lock at all, which is
-//! why a live writer has to be detected here rather than by opening.
+//! On Unix RocksDB locks `<dir>/LOCK` with a POSIX record lock
+//! (`fcntl(F_SETLK)`); AlexDB locks it with `flock`. The two kinds do not
+//! see each other, so both are taken. RocksDB's read-only open takes no
+//! lock at all, which is why a live writer has to be detected here rather
+//! than by opening.
 //!
-//! A [`DirLock`] holds an open-file-description record lock
-//! (`F_OFD_SETLK`) on `LOCK` together with an `flock` of the same kind, until
-//! it is dropped: a shared one ([`DirLock::shared`], for a reader) conflicts
-//! with RocksDB's exclusive record lock, so a RocksDB writer started
-//! meanwhile fails to open instead of changing the files under the reader;
-//! an exclusive one ([`DirLock::exclusive`], for a conversion that will
-//! retire the files) also keeps other readers out. Nothing is written to the
-//! file.
+//! A [`DirLock`] holds a record lock on `LOCK` together with an `flock` of
+//! the same kind, until it is dropped: a shared one ([`DirLock::shared`],
+//! for a reader) conflicts with RocksDB's exclusive record lock, so a
+//! RocksDB writer started meanwhile fails to open instead of changing the
+//! files under the reader; an exclusive one ([`DirLock::exclusive`], for a
+//! conversion that will retire the files) also keeps other readers out.
+//! Nothing is written to the file. The record lock is per platform (see
+//! `record`): an open-file-description lock (`F_OFD_SETLK`) on Linux, a
+//! process-wide POSIX one (`F_SETLK`) on other Unix, where closing any
+//! other descriptor of `LOCK` in this process would drop it (this crate
+//! opens `LOCK` only here).
+//!
+//! On Windows RocksDB holds `LOCK` open with no sharing at all: opening it
+//! then fails with a sharing violation, which is the sign of a live
+//! RocksDB, and holding it open (as a [`DirLock`] does) makes a RocksDB
+//! started meanwhile fail to open. The shared and exclusive locks among
+//! AlexDB processes are `LockFileEx` ranges (`std`'s `File::try_lock`).
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{FormatError, Result};
+
+#[cfg_attr(unix, path = "lock/unix.rs")]
+#[cfg_attr(windows, path = "lock/windows.rs")]
+mod record;
 
 /// A lock on a RocksDB directory's `LOCK` file, released on drop.
 #[derive(Debug)]
@@ -56,16 +69,17 @@ fn take(dir: &Path, kind: Kind) -> Result<DirLock> {
         Kind::Shared => File::open(&path),
         Kind::Exclusive => OpenOptions::new().read(true).write(true).open(&path),
     };
+    let in_use = |holder| FormatError::InUse {
+        path: dir.to_path_buf(),
+        holder,
+    };
     let file = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(DirLock { _file: None });
         }
+        Err(e) if record::held_by_opener(&e) => return Err(in_use(None)),
         Err(e) => return Err(io_error(&path, e)),
-    };
-    let in_use = |holder| FormatError::InUse {
-        path: dir.to_path_buf(),
-        holder,
     };
     let flocked = match kind {
         Kind::Shared => file.try_lock_shared(),
@@ -76,13 +90,9 @@ fn take(dir: &Path, kind: Kind) -> Result<DirLock> {
         Err(TryLockError::WouldBlock) => return Err(in_use(None)),
         Err(TryLockError::Error(e)) => return Err(io_error(&path, e)),
     }
-    let record = match kind {
-        Kind::Shared => libc::F_RDLCK,
-        Kind::Exclusive => libc::F_WRLCK,
-    };
-    match ofd_lock(&file, libc::F_OFD_SETLK, record as libc::c_short) {
-        Ok(_) => Ok(DirLock { _file: Some(file) }),
-        Err(e) if is_conflict(&e) => Err(in_use(holder_pid(&file))),
+    match record::lock(&file, kind == Kind::Exclusive) {
+        Ok(()) => Ok(DirLock { _file: Some(file) }),
+        Err(e) if record::is_conflict(&e) => Err(in_use(record::holder_pid(&file))),
         Err(e) => Err(io_error(&path, e)),
     }
 }
@@ -92,35 +102,6 @@ fn io_error(path: &Path, source: std::io::Error) -> FormatError {
         path: PathBuf::from(path),
         source,
     }
-}
-
-/// The pid of the process holding a conflicting record lock, if known.
-fn holder_pid(file: &File) -> Option<i32> {
-    let lock = ofd_lock(file, libc::F_OFD_GETLK, libc::F_WRLCK as libc::c_short).ok()?;
-    (lock.l_type != libc::F_UNLCK as libc::c_short && lock.l_pid > 0).then_some(lock.l_pid)
-}
-
-fn is_conflict(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EACCES))
-}
-
-/// Runs `fcntl(cmd)` with a whole-file lock description of type `kind`.
-fn ofd_lock(file: &File, cmd: libc::c_int, kind: libc::c_short) -> std::io::Result<libc::flock> {
-    // SAFETY: `flock` is a plain C struct for which all-zero bytes are a
-    // valid value.
-    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
-    lock.l_type = kind;
-    lock.l_whence = libc::SEEK_SET as libc::c_short;
-    lock.l_start = 0;
-    lock.l_len = 0;
-    lock.l_pid = 0;
-    // SAFETY: the descriptor is open for the life of `file`, and `lock`
-    // is a valid, exclusively borrowed `flock` the kernel reads and fills.
-    let rc = unsafe { libc::fcntl(file.as_raw_fd(), cmd, &mut lock as *mut libc::flock) };
-    if rc == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(lock)
 }
 
 #[cfg(test)]
