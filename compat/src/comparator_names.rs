@@ -30,6 +30,8 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use alexdb_engine::io::{FileSystem, StdFileSystem};
+
 use crate::{ColumnFamilyDescriptor, Error, Options};
 
 /// Name of the file.
@@ -145,7 +147,7 @@ fn write(dir: &Path, names: &Names) -> Result<(), Error> {
         io::Write::write_all(&mut &file, &bytes)?;
         file.sync_all()?;
         fs::rename(&tmp, &path)?;
-        fs::File::open(dir)?.sync_all()
+        StdFileSystem.sync_dir(dir)
     };
     write().map_err(|e| Error::io(format_args!("{}: {e}", path.display())))
 }

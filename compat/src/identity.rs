@@ -9,6 +9,8 @@ use std::io;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use alexdb_engine::io::{FileSystem, StdFileSystem};
+
 use crate::Error;
 
 /// Name of the identity file.
@@ -37,7 +39,7 @@ fn write_new(dir: &Path) -> Result<Vec<u8>, Error> {
         io::Write::write_all(&mut &file, &id)?;
         file.sync_all()?;
         fs::rename(&tmp, &path)?;
-        fs::File::open(dir)?.sync_all()
+        StdFileSystem.sync_dir(dir)
     };
     write().map_err(|e| Error::io(format_args!("{}: {e}", path.display())))?;
     Ok(id)

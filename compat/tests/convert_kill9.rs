@@ -6,6 +6,10 @@
 //! or restarts the conversion — holding exactly the RocksDB database's
 //! contents.
 
+// Compares with, or converts from, the real RocksDB: a dev-dependency
+// everywhere but Windows (see compat/Cargo.toml).
+#![cfg(not(windows))]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -39,6 +39,10 @@
 //! `ALEXDB_DIFF_SEED=<n>` to start elsewhere (or to replay one seed with
 //! `ALEXDB_DIFF_SEQUENCES=1`).
 
+// Compares with, or converts from, the real RocksDB: a dev-dependency
+// everywhere but Windows (see compat/Cargo.toml).
+#![cfg(not(windows))]
+
 #[path = "differential/ops.rs"]
 mod ops;
 

@@ -10,6 +10,10 @@
 //! a seeded generator, so every run compares the same histories
 //! (`ALEXDB_DIFF_SEED=<n>` picks another).
 
+// Compares with, or converts from, the real RocksDB: a dev-dependency
+// everywhere but Windows (see compat/Cargo.toml).
+#![cfg(not(windows))]
+
 /// The scenarios against `rocksdb`.
 mod real {
     use rocksdb as api;

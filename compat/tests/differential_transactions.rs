@@ -10,6 +10,10 @@
 //! `ALEXDB_DIFF_SEQUENCES` and `ALEXDB_DIFF_SEED` change how many
 //! sequences run and where they start.
 
+// Compares with, or converts from, the real RocksDB: a dev-dependency
+// everywhere but Windows (see compat/Cargo.toml).
+#![cfg(not(windows))]
+
 /// `rocksdb`.
 mod real {
     use rocksdb as api;

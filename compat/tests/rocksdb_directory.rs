@@ -6,6 +6,10 @@
 //! the real crate reads. The conversion under `kill -9` is in
 //! `convert_kill9.rs`.
 
+// Compares with, or converts from, the real RocksDB: a dev-dependency
+// everywhere but Windows (see compat/Cargo.toml).
+#![cfg(not(windows))]
+
 use std::path::Path;
 
 use alexdb::{ColumnFamilyDescriptor, DB, ErrorKind, Options};

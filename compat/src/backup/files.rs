@@ -1,6 +1,7 @@
 //! File work for backups: naming shared segments, atomic writes, restore.
 
 use alexdb_engine::format::index_checkpoint::INDEX_FILE;
+use alexdb_engine::io::{FileSystem, StdFileSystem};
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -53,10 +54,11 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8], sync: bool) -> Result<
     write().map_err(|e| io_error(path, &e))
 }
 
-/// fsyncs the directory holding `path`.
+/// fsyncs the directory holding `path` (where the platform can: see
+/// `StdFileSystem::sync_dir`).
 fn sync_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(dir) => fs::File::open(dir)?.sync_all(),
+        Some(dir) => StdFileSystem.sync_dir(dir),
         None => Ok(()),
     }
 }
@@ -109,8 +111,8 @@ pub(crate) fn restore(
         copy_file(&backup_dir.join(&file.stored), &target, sync)?;
     }
     if sync {
-        fs::File::open(db_dir)
-            .and_then(|d| d.sync_all())
+        StdFileSystem
+            .sync_dir(db_dir)
             .map_err(|e| io_error(db_dir, &e))?;
     }
     Ok(())

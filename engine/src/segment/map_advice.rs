@@ -111,6 +111,7 @@ mod tests {
     /// segment maps carry the advice (`hg`) after an open, and those of
     /// segments the log rotates to afterwards too.
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "reads Linux's /proc/self/smaps")]
     fn a_small_databases_segment_maps_are_advised_huge_pages() {
         if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
             return;
@@ -167,6 +168,7 @@ mod tests {
     /// access (`rr`: no read-around, a fault reads one page) instead of
     /// huge pages; once they fit again, huge pages again.
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "reads Linux's /proc/self/smaps")]
     fn segments_larger_than_memory_are_advised_random_access_and_back() {
         let dir = tempfile::tempdir().unwrap();
         let options = Options {
