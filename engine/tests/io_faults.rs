@@ -35,6 +35,9 @@ fn failed_fsync_poisons_the_handle_and_keeps_earlier_writes() {
             .unwrap_err();
         assert!(matches!(refused, Error::Poisoned(_)), "{refused}");
         assert!(refused.to_string().contains("reopen"));
+        // The disk syncs again, but a caller who syncs to confirm
+        // durability must still see that the handle failed.
+        assert!(matches!(db.sync(), Err(Error::Poisoned(_))));
         assert_eq!(
             db.get_copied(ks, b"before").unwrap().as_deref(),
             Some(&b"1"[..])
@@ -84,6 +87,7 @@ fn full_disk_is_an_error_and_poisons_writes() {
     let db = Db::open(dir.path(), options(&fs)).unwrap();
     let ks = db.keyspace("default").unwrap();
     db.put(ks, b"a", b"1", &WriteOptions::default()).unwrap();
+    db.sync().unwrap();
     fs.faults.fail_writes.store(true, Ordering::SeqCst);
     let err = db
         .put(ks, b"b", b"2", &WriteOptions::default())
@@ -94,6 +98,9 @@ fn full_disk_is_an_error_and_poisons_writes() {
         db.put(ks, b"c", b"3", &WriteOptions::default()),
         Err(Error::Poisoned(_))
     ));
+    // Everything acknowledged was synced before the failure, yet a caller
+    // who syncs to confirm durability sees that the handle failed.
+    assert!(matches!(db.sync(), Err(Error::Poisoned(_))));
     assert_eq!(db.get_copied(ks, b"a").unwrap().as_deref(), Some(&b"1"[..]));
     assert_eq!(db.get_copied(ks, b"b").unwrap(), None);
 }

@@ -385,11 +385,13 @@ fn apply_points(
 /// Blocks until everything up to `ticket` is on stable storage, sharing the
 /// flush with every writer waiting at the same time.
 pub(crate) fn sync_up_to(shared: &Shared, ticket: u64) -> Result<()> {
+    // A handle that failed refuses this even if everything it acknowledged
+    // was synced: a caller who syncs to confirm durability must see it.
+    shared.check_poison()?;
     let mut state = shared.sync.lock().unwrap_or_else(|e| e.into_inner());
     if state.synced_ticket >= ticket {
         return Ok(());
     }
-    shared.check_poison()?;
     let (latest, active, end) = {
         let mut w = shared.lock_writer();
         crate::write::durable::log_watermark(shared, &mut w, state.durable);
