@@ -104,11 +104,15 @@ fn options_with_factory(keep: usize) -> (Options, Arc<Mutex<Vec<CompactionFilter
     (opts, contexts)
 }
 
-fn live_keys(db: &DB, cf: Option<&rocksdb::ColumnFamily>) -> Vec<Vec<u8>> {
-    let iter = match cf {
-        Some(cf) => db.iterator_cf(cf, IteratorMode::Start),
-        None => db.iterator(IteratorMode::Start),
-    };
+fn live_keys(db: &DB) -> Vec<Vec<u8>> {
+    keys_of(db.iterator(IteratorMode::Start))
+}
+
+fn live_keys_cf(db: &DB, cf: &impl rocksdb::AsColumnFamilyRef) -> Vec<Vec<u8>> {
+    keys_of(db.iterator_cf(cf, IteratorMode::Start))
+}
+
+fn keys_of(iter: rocksdb::DBIterator<'_>) -> Vec<Vec<u8>> {
     iter.map(|item| item.unwrap().0.to_vec()).collect()
 }
 
@@ -121,10 +125,10 @@ fn each_compact_range_runs_a_fresh_filter_from_the_factory() {
         db.put(key, b"v").unwrap();
     }
     db.compact_range(None::<&[u8]>, None::<&[u8]>);
-    assert_eq!(live_keys(&db, None), [b"a".to_vec(), b"b".to_vec()]);
+    assert_eq!(live_keys(&db), [b"a".to_vec(), b"b".to_vec()]);
     // A filter that kept counting would remove both survivors now.
     db.compact_range(None::<&[u8]>, None::<&[u8]>);
-    assert_eq!(live_keys(&db, None), [b"a".to_vec(), b"b".to_vec()]);
+    assert_eq!(live_keys(&db), [b"a".to_vec(), b"b".to_vec()]);
     let contexts = contexts.lock().unwrap();
     assert_eq!(contexts.len(), 2, "one filter per compaction run");
     assert!(
@@ -144,7 +148,7 @@ fn a_compaction_filter_takes_precedence_over_a_factory() {
         db.put(key, b"v").unwrap();
     }
     db.compact_range(None::<&[u8]>, None::<&[u8]>);
-    assert_eq!(live_keys(&db, None), [b"b".to_vec()]);
+    assert_eq!(live_keys(&db), [b"b".to_vec()]);
     assert!(contexts.lock().unwrap().is_empty(), "factory never asked");
 }
 
@@ -153,6 +157,10 @@ fn a_created_column_family_runs_its_factory_and_others_do_not() {
     let dir = tempfile::tempdir().unwrap();
     let mut opts = Options::default();
     opts.create_if_missing(true);
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = DB::open(&opts, dir.path()).unwrap();
     let (factory, contexts) = counting_factory(1);
     let mut cf_opts = Options::default();
@@ -160,12 +168,12 @@ fn a_created_column_family_runs_its_factory_and_others_do_not() {
     db.create_cf("counted", &cf_opts).unwrap();
     let cf = db.cf_handle("counted").unwrap();
     for key in [b"x", b"y", b"z"] {
-        db.put_cf(cf, key, b"v").unwrap();
+        db.put_cf(&cf, key, b"v").unwrap();
         db.put(key, b"v").unwrap();
     }
-    db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
-    assert_eq!(live_keys(&db, Some(cf)), [b"x".to_vec()]);
-    assert_eq!(live_keys(&db, None).len(), 3, "default has no factory");
+    db.compact_range_cf(&cf, None::<&[u8]>, None::<&[u8]>);
+    assert_eq!(live_keys_cf(&db, &cf), [b"x".to_vec()]);
+    assert_eq!(live_keys(&db).len(), 3, "default has no factory");
     assert_eq!(contexts.lock().unwrap().len(), 1);
 }
 
@@ -212,7 +220,7 @@ fn a_key_written_during_the_pass_keeps_its_new_value() {
     written_tx.send(()).unwrap();
     pass.join().unwrap();
     assert_eq!(db.get(b"k").unwrap(), Some(b"new".to_vec()));
-    assert_eq!(live_keys(&db, None), [b"k".to_vec()]);
+    assert_eq!(live_keys(&db), [b"k".to_vec()]);
 }
 
 /// A pass over many more entries than one batch of decisions holds decides

@@ -89,6 +89,10 @@ fn a_family_created_with_a_comparator_after_the_open_follows_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut opts = Options::default();
     opts.create_if_missing(true);
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = DB::open(&opts, dir.path()).unwrap();
     for k in [b'b', b'a', b'c'] {
         db.put([k], [k]).unwrap();
@@ -154,6 +158,10 @@ fn reopening_with_another_comparator_is_refused_as_in_rocksdb() {
 #[test]
 fn a_dropped_column_family_may_come_back_with_another_comparator() {
     let dir = tempfile::tempdir().unwrap();
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = open(dir.path());
     db.drop_cf("rev").unwrap();
     db.create_cf("rev", &Options::default()).unwrap();

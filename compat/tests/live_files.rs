@@ -64,8 +64,13 @@ fn live_files_lists_each_family_in_each_file_with_its_keys_and_counts() {
 #[test]
 fn a_dropped_family_has_no_files() {
     let dir = tempfile::tempdir().unwrap();
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = open_with_cf1(dir.path());
-    db.put_cf(db.cf_handle("cf1").unwrap(), b"a", b"1").unwrap();
+    db.put_cf(&db.cf_handle("cf1").unwrap(), b"a", b"1")
+        .unwrap();
     db.drop_cf("cf1").unwrap();
     let files = db.live_files().unwrap();
     assert!(

@@ -146,6 +146,10 @@ fn a_plain_table_factory_is_named_without_block_options() {
 #[test]
 fn a_new_column_family_logs_its_options() {
     let dir = tempfile::tempdir().unwrap();
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = DB::open(&creating(), dir.path()).unwrap();
     let mut cf_opts = Options::default();
     cf_opts.set_target_file_size_base(4_242);

@@ -137,10 +137,10 @@ fn each_column_family_merges_with_its_own_operator() {
     ];
     let db = DB::open_cf_descriptors(&opts, dir.path(), cfs).unwrap();
     let sums = db.cf_handle("sums").unwrap();
-    db.merge_cf(sums, b"k", 2u64.to_le_bytes()).unwrap();
-    db.merge_cf(sums, b"k", 3u64.to_le_bytes()).unwrap();
+    db.merge_cf(&sums, b"k", 2u64.to_le_bytes()).unwrap();
+    db.merge_cf(&sums, b"k", 3u64.to_le_bytes()).unwrap();
     assert_eq!(
-        db.get_cf(sums, b"k").unwrap(),
+        db.get_cf(&sums, b"k").unwrap(),
         Some(5u64.to_le_bytes().to_vec())
     );
     db.merge(b"k", b"x").unwrap();
@@ -148,18 +148,18 @@ fn each_column_family_merges_with_its_own_operator() {
     assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"xy"[..]));
 
     let plain = db.cf_handle("plain").unwrap();
-    let err = db.merge_cf(plain, b"k", b"v").unwrap_err();
+    let err = db.merge_cf(&plain, b"k", b"v").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotSupported);
     assert_eq!(
         err.to_string(),
         "Not implemented: Provide a merge_operator when opening DB"
     );
     let mut batch = WriteBatch::default();
-    batch.put_cf(plain, b"before", b"v");
-    batch.merge_cf(plain, b"k", b"v");
+    batch.put_cf(&plain, b"before", b"v");
+    batch.merge_cf(&plain, b"k", b"v");
     let err = db.write(batch).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
-    assert_eq!(db.get_cf(plain, b"before").unwrap(), None);
+    assert_eq!(db.get_cf(&plain, b"before").unwrap(), None);
 }
 
 #[test]

@@ -57,7 +57,7 @@ fn multi_get_never_returns_a_half_applied_batch() {
                 let mut batch = WriteBatch::default();
                 for k in KEYS {
                     batch.put(k, n.to_be_bytes());
-                    batch.put_cf(cf, k, n.to_be_bytes());
+                    batch.put_cf(&cf, k, n.to_be_bytes());
                 }
                 db.write(batch).unwrap();
                 n += 1;
@@ -68,11 +68,11 @@ fn multi_get_never_returns_a_half_applied_batch() {
             assert_one_batch(&unwrap_all(db.multi_get(KEYS)));
             let pairs: Vec<_> = KEYS
                 .iter()
-                .flat_map(|k| [(default, *k), (cf, *k)])
+                .flat_map(|k| [(&default, *k), (&cf, *k)])
                 .collect();
             let mixed = db.multi_get_cf(pairs);
             assert_one_batch(&unwrap_all(mixed));
-            let batched = db.batched_multi_get_cf(cf, KEYS, false);
+            let batched = db.batched_multi_get_cf(&cf, KEYS, false);
             assert_one_batch(&unwrap_all(batched));
         }
     });

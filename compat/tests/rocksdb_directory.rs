@@ -200,10 +200,10 @@ fn an_opted_in_open_converts_the_database_in_place() {
     assert_eq!(alexdb_contents(&db, &FAMILIES), want);
     // Merges go on from the converted values.
     let appends = db.cf_handle("appends").unwrap();
-    db.merge_cf(appends, b"m000", b"+").unwrap();
+    db.merge_cf(&appends, b"m000", b"+").unwrap();
     let mut m000 = want["appends"][&b"m000".to_vec()].clone();
     m000.push(b'+');
-    assert_eq!(db.get_cf(appends, b"m000").unwrap(), Some(m000));
+    assert_eq!(db.get_cf(&appends, b"m000").unwrap(), Some(m000));
 }
 
 /// A conversion that cannot be done whole is not started: the directory

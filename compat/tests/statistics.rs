@@ -51,6 +51,10 @@ fn multi_gets_are_counted_as_multi_gets() {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.enable_statistics();
+    #[cfg_attr(
+        feature = "multi-threaded-cf",
+        expect(unused_mut, reason = "`create_cf` takes `&self` there")
+    )]
     let mut db = DB::open(&opts, dir.path()).unwrap();
     db.create_cf("x", &Options::default()).unwrap();
     db.put(b"a", b"123").unwrap();

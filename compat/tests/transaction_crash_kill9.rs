@@ -59,11 +59,11 @@ fn transaction_crash_child() {
     loop {
         let in_flight = db.transaction();
         in_flight.put(format!("uncommitted{n}"), b"never").unwrap();
-        in_flight.put_cf(other, slot(n), b"never").unwrap();
+        in_flight.put_cf(&other, slot(n), b"never").unwrap();
         let txn = db.transaction();
         txn.put(b"counter", n.to_be_bytes()).unwrap();
         txn.put(slot(n), value(n)).unwrap();
-        txn.put_cf(other, slot(n), value(n)).unwrap();
+        txn.put_cf(&other, slot(n), value(n)).unwrap();
         txn.commit().unwrap();
         println!("ack {n}");
         drop(in_flight);
@@ -149,7 +149,7 @@ fn verify_after_crash(dir: &Path, last_ack: Option<u64>, cycle: u64) {
     let other = db.cf_handle("other").unwrap();
     let mut want = model(found);
     let got_other: BTreeMap<_, _> = db
-        .iterator_cf(other, IteratorMode::Start)
+        .iterator_cf(&other, IteratorMode::Start)
         .map(|item| {
             let (k, v) = item.unwrap();
             (k.to_vec(), v.to_vec())

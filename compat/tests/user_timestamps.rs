@@ -47,36 +47,36 @@ fn plain_calls_on_a_timestamped_family_and_timestamps_on_a_plain_one_are_refused
     let db = open(dir.path());
     let (cf, plain) = (db.cf_handle("ts").unwrap(), db.cf_handle("plain").unwrap());
     let invalid = ErrorKind::InvalidArgument;
-    assert_eq!(kind(db.put_cf(cf, b"k", b"v")), invalid);
-    assert_eq!(kind(db.delete_cf(cf, b"k")), invalid);
-    assert_eq!(kind(db.delete_range_cf(cf, b"a", b"z")), invalid);
-    assert_eq!(kind(db.get_cf(cf, b"k")), invalid);
-    assert_eq!(kind(db.put_cf_with_ts(cf, b"k", [1u8; 4], b"v")), invalid);
+    assert_eq!(kind(db.put_cf(&cf, b"k", b"v")), invalid);
+    assert_eq!(kind(db.delete_cf(&cf, b"k")), invalid);
+    assert_eq!(kind(db.delete_range_cf(&cf, b"a", b"z")), invalid);
+    assert_eq!(kind(db.get_cf(&cf, b"k")), invalid);
+    assert_eq!(kind(db.put_cf_with_ts(&cf, b"k", [1u8; 4], b"v")), invalid);
     assert_eq!(
-        kind(db.get_cf_opt(cf, b"k", &{
+        kind(db.get_cf_opt(&cf, b"k", &{
             let mut o = ReadOptions::default();
             o.set_timestamp([1u8; 4]);
             o
         })),
         invalid
     );
-    assert_eq!(kind(db.put_cf_with_ts(plain, b"k", ts(1), b"v")), invalid);
-    assert_eq!(kind(db.get_cf_opt(plain, b"k", &read_at(1))), invalid);
-    assert_eq!(kind(db.get_full_history_ts_low(plain)), invalid);
-    let mut iter = db.raw_iterator_cf(cf);
+    assert_eq!(kind(db.put_cf_with_ts(&plain, b"k", ts(1), b"v")), invalid);
+    assert_eq!(kind(db.get_cf_opt(&plain, b"k", &read_at(1))), invalid);
+    assert_eq!(kind(db.get_full_history_ts_low(&plain)), invalid);
+    let mut iter = db.raw_iterator_cf(&cf);
     iter.seek_to_first();
     assert!(!iter.valid());
     assert_eq!(iter.status().unwrap_err().kind(), invalid);
     let mut batch = WriteBatch::default();
-    batch.put_cf(cf, b"a key of more than eight bytes", b"v");
+    batch.put_cf(&cf, b"a key of more than eight bytes", b"v");
     assert_eq!(kind(db.write(batch)), invalid);
     let mut batch = WriteBatch::default();
-    batch.put_cf_with_ts(cf, b"k", ts(1), b"v");
-    batch.put_cf(plain, b"k", b"v");
-    batch.delete_cf(cf, b"no timestamp");
+    batch.put_cf_with_ts(&cf, b"k", ts(1), b"v");
+    batch.put_cf(&plain, b"k", b"v");
+    batch.delete_cf(&cf, b"no timestamp");
     assert_eq!(kind(db.write(batch)), invalid);
     // Nothing was written.
-    let mut iter = db.raw_iterator_cf_opt(cf, read_at(u64::MAX));
+    let mut iter = db.raw_iterator_cf_opt(&cf, read_at(u64::MAX));
     iter.seek_to_first();
     assert!(!iter.valid());
     iter.status().unwrap();
@@ -88,16 +88,16 @@ fn iterators_follow_the_comparator_s_user_key_order_and_report_timestamps() {
     let db = open(dir.path());
     let cf = db.cf_handle("ts").unwrap();
     for (key, t) in [(b"a", 1), (b"b", 2), (b"c", 3), (b"a", 4)] {
-        db.put_cf_with_ts(cf, key, ts(t), [t as u8]).unwrap();
+        db.put_cf_with_ts(&cf, key, ts(t), [t as u8]).unwrap();
     }
     let keys = |n: u64| -> Vec<Vec<u8>> {
-        db.iterator_cf_opt(cf, read_at(n), IteratorMode::Start)
+        db.iterator_cf_opt(&cf, read_at(n), IteratorMode::Start)
             .map(|item| item.unwrap().0.to_vec())
             .collect()
     };
     assert_eq!(keys(9), [b"c".to_vec(), b"b".to_vec(), b"a".to_vec()]);
     assert_eq!(keys(2), [b"b".to_vec(), b"a".to_vec()]);
-    let mut iter = db.raw_iterator_cf_opt(cf, read_at(9));
+    let mut iter = db.raw_iterator_cf_opt(&cf, read_at(9));
     assert_eq!(iter.timestamp(), None);
     iter.seek(b"b");
     assert_eq!(
@@ -123,24 +123,24 @@ fn a_snapshot_read_at_a_timestamp_sees_the_versions_of_its_moment() {
     let dir = tempfile::tempdir().unwrap();
     let db = open(dir.path());
     let cf = db.cf_handle("ts").unwrap();
-    db.put_cf_with_ts(cf, b"k", ts(5), b"old").unwrap();
+    db.put_cf_with_ts(&cf, b"k", ts(5), b"old").unwrap();
     let snapshot = db.snapshot();
-    db.put_cf_with_ts(cf, b"k", ts(3), b"older ts, newer write")
+    db.put_cf_with_ts(&cf, b"k", ts(3), b"older ts, newer write")
         .unwrap();
-    db.delete_cf_with_ts(cf, b"k", ts(7)).unwrap();
+    db.delete_cf_with_ts(&cf, b"k", ts(7)).unwrap();
     let mut opts = read_at(9);
-    assert_eq!(db.get_cf_opt(cf, b"k", &opts).unwrap(), None);
+    assert_eq!(db.get_cf_opt(&cf, b"k", &opts).unwrap(), None);
     assert_eq!(
         snapshot
-            .get_cf_opt(cf, b"k", opts.clone())
+            .get_cf_opt(&cf, b"k", opts.clone())
             .unwrap()
             .unwrap(),
         b"old"
     );
     opts.set_timestamp(ts(4));
-    assert_eq!(snapshot.get_cf_opt(cf, b"k", opts.clone()).unwrap(), None);
+    assert_eq!(snapshot.get_cf_opt(&cf, b"k", opts.clone()).unwrap(), None);
     assert_eq!(
-        db.get_cf_opt(cf, b"k", &opts).unwrap().unwrap(),
+        db.get_cf_opt(&cf, b"k", &opts).unwrap().unwrap(),
         b"older ts, newer write"
     );
 }
@@ -151,15 +151,15 @@ fn batches_write_versions_and_get_updates_since_logs_them_as_rocksdb_does() {
     let db = open(dir.path());
     let cf = db.cf_handle("ts").unwrap();
     let mut batch = WriteBatch::default();
-    batch.put_cf_with_ts(cf, b"k", ts(1), b"v1");
-    batch.delete_cf_with_ts(cf, b"k", ts(2));
+    batch.put_cf_with_ts(&cf, b"k", ts(1), b"v1");
+    batch.delete_cf_with_ts(&cf, b"k", ts(2));
     let written = batch.data().to_vec();
     db.write(batch).unwrap();
     assert_eq!(
-        db.get_cf_opt(cf, b"k", &read_at(1)).unwrap().unwrap(),
+        db.get_cf_opt(&cf, b"k", &read_at(1)).unwrap().unwrap(),
         b"v1"
     );
-    assert_eq!(db.get_cf_opt(cf, b"k", &read_at(2)).unwrap(), None);
+    assert_eq!(db.get_cf_opt(&cf, b"k", &read_at(2)).unwrap(), None);
     let (seq, logged) = db.get_updates_since(0).unwrap().next().unwrap().unwrap();
     assert_eq!(seq, 1);
     assert_eq!(logged.data()[12..], written[12..]);
@@ -171,36 +171,36 @@ fn full_history_ts_low_only_rises_survives_reopen_and_fences_reads() {
     {
         let db = open(dir.path());
         let cf = db.cf_handle("ts").unwrap();
-        assert_eq!(db.get_full_history_ts_low(cf).unwrap(), Vec::<u8>::new());
-        db.put_cf_with_ts(cf, b"k", ts(1), b"v1").unwrap();
-        db.put_cf_with_ts(cf, b"k", ts(5), b"v5").unwrap();
-        db.increase_full_history_ts_low(cf, ts(3)).unwrap();
-        let lower = db.increase_full_history_ts_low(cf, ts(2));
+        assert_eq!(db.get_full_history_ts_low(&cf).unwrap(), Vec::<u8>::new());
+        db.put_cf_with_ts(&cf, b"k", ts(1), b"v1").unwrap();
+        db.put_cf_with_ts(&cf, b"k", ts(5), b"v5").unwrap();
+        db.increase_full_history_ts_low(&cf, ts(3)).unwrap();
+        let lower = db.increase_full_history_ts_low(&cf, ts(2));
         assert_eq!(kind(lower), ErrorKind::InvalidArgument);
         // A compaction over a key range may not raise it: nothing happens.
         let mut raise = CompactOptions::default();
         raise.set_full_history_ts_low(ts(9));
-        db.compact_range_cf_opt(cf, Some(b"a"), None::<&[u8]>, &raise);
-        assert_eq!(db.get_full_history_ts_low(cf).unwrap(), ts(3));
+        db.compact_range_cf_opt(&cf, Some(b"a"), None::<&[u8]>, &raise);
+        assert_eq!(db.get_full_history_ts_low(&cf).unwrap(), ts(3));
     }
     let db = open(dir.path());
     let cf = db.cf_handle("ts").unwrap();
-    assert_eq!(db.get_full_history_ts_low(cf).unwrap(), ts(3));
+    assert_eq!(db.get_full_history_ts_low(&cf).unwrap(), ts(3));
     assert_eq!(
-        kind(db.get_cf_opt(cf, b"k", &read_at(2))),
+        kind(db.get_cf_opt(&cf, b"k", &read_at(2))),
         ErrorKind::InvalidArgument
     );
     assert_eq!(
-        db.get_cf_opt(cf, b"k", &read_at(3)).unwrap().unwrap(),
+        db.get_cf_opt(&cf, b"k", &read_at(3)).unwrap().unwrap(),
         b"v1"
     );
     assert_eq!(
-        db.get_cf_opt(cf, b"k", &read_at(5)).unwrap().unwrap(),
+        db.get_cf_opt(&cf, b"k", &read_at(5)).unwrap().unwrap(),
         b"v5"
     );
     // Its bookkeeping is no user key.
     let all: Vec<_> = db
-        .iterator_cf_opt(cf, read_at(9), IteratorMode::Start)
+        .iterator_cf_opt(&cf, read_at(9), IteratorMode::Start)
         .map(|item| item.unwrap().0.to_vec())
         .collect();
     assert_eq!(all, [b"k".to_vec()]);
@@ -235,10 +235,10 @@ fn transactions_writing_a_timestamped_family_are_refused() {
     .unwrap();
     let cf = db.cf_handle("ts").unwrap();
     let txn = db.transaction();
-    txn.put_cf(cf, b"key and ts", b"v").unwrap();
+    txn.put_cf(&cf, b"key and ts", b"v").unwrap();
     assert_eq!(txn.commit().unwrap_err().kind(), ErrorKind::NotSupported);
     assert_eq!(
-        db.get_cf(cf, b"key and ts").unwrap_err().kind(),
+        db.get_cf(&cf, b"key and ts").unwrap_err().kind(),
         ErrorKind::InvalidArgument
     );
 }

@@ -80,22 +80,22 @@ fn check_reads(db: &DB, model: &Model) {
         for k in 0..6 {
             let key = user_key(k);
             assert_eq!(
-                db.get_cf_opt(cf, &key, &opts).unwrap(),
+                db.get_cf_opt(&cf, &key, &opts).unwrap(),
                 want.get(&key).cloned()
             );
-            let pinned = db.get_pinned_cf_opt(cf, &key, &opts).unwrap();
+            let pinned = db.get_pinned_cf_opt(&cf, &key, &opts).unwrap();
             assert_eq!(pinned.as_deref(), want.get(&key).map(Vec::as_slice));
         }
         let keys: Vec<Vec<u8>> = (0..6).map(user_key).collect();
         let got: Vec<Option<Vec<u8>>> = db
-            .multi_get_cf_opt(keys.iter().map(|k| (cf, k)), &opts)
+            .multi_get_cf_opt(keys.iter().map(|k| (&cf, k)), &opts)
             .into_iter()
             .map(Result::unwrap)
             .collect();
         let expected: Vec<Option<Vec<u8>>> = keys.iter().map(|k| want.get(k).cloned()).collect();
         assert_eq!(got, expected);
         let batched: Vec<Option<Vec<u8>>> = db
-            .batched_multi_get_cf_opt(cf, &keys, false, &opts)
+            .batched_multi_get_cf_opt(&cf, &keys, false, &opts)
             .into_iter()
             .map(|r| r.unwrap().map(|v| v.to_vec()))
             .collect();
@@ -107,7 +107,7 @@ fn check_reads(db: &DB, model: &Model) {
 fn check_iterators(db: &DB, opts: &ReadOptions, want: &BTreeMap<Vec<u8>, Vec<u8>>) {
     let cf = db.cf_handle("ts").unwrap();
     let pairs = |mode| -> Vec<(Vec<u8>, Vec<u8>)> {
-        db.iterator_cf_opt(cf, opts.clone(), mode)
+        db.iterator_cf_opt(&cf, opts.clone(), mode)
             .map(|item| {
                 let (k, v) = item.unwrap();
                 (k.to_vec(), v.to_vec())
@@ -129,7 +129,7 @@ fn check_iterators(db: &DB, opts: &ReadOptions, want: &BTreeMap<Vec<u8>, Vec<u8>
     bounded.set_iterate_lower_bound(user_key(1));
     bounded.set_iterate_upper_bound(user_key(4));
     let got: Vec<Vec<u8>> = db
-        .iterator_cf_opt(cf, bounded, IteratorMode::End)
+        .iterator_cf_opt(&cf, bounded, IteratorMode::End)
         .map(|item| item.unwrap().0.to_vec())
         .collect();
     let expected: Vec<Vec<u8>> = want
@@ -149,11 +149,11 @@ fn run(ops: Vec<Op>) -> bool {
         let cf = db.cf_handle("ts").unwrap();
         match op {
             Op::Put(k, at, v) => {
-                db.put_cf_with_ts(cf, user_key(k), ts(at), [v]).unwrap();
+                db.put_cf_with_ts(&cf, user_key(k), ts(at), [v]).unwrap();
                 model.insert((user_key(k), at), Some(vec![v]));
             }
             Op::Delete(k, at) => {
-                db.delete_cf_with_ts(cf, user_key(k), ts(at)).unwrap();
+                db.delete_cf_with_ts(&cf, user_key(k), ts(at)).unwrap();
                 model.insert((user_key(k), at), None);
             }
             Op::Reopen => {
@@ -163,7 +163,7 @@ fn run(ops: Vec<Op>) -> bool {
         }
     }
     check_reads(&db, &model);
-    db.compact_range_cf(db.cf_handle("ts").unwrap(), None::<&[u8]>, None::<&[u8]>);
+    db.compact_range_cf(&db.cf_handle("ts").unwrap(), None::<&[u8]>, None::<&[u8]>);
     check_reads(&db, &model);
     true
 }

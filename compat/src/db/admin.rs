@@ -608,6 +608,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut opts = Options::default();
         opts.create_if_missing(true);
+        #[cfg_attr(
+            feature = "multi-threaded-cf",
+            expect(unused_mut, reason = "`create_cf` takes `&self` there")
+        )]
         let mut db = DB::open(&opts, dir.path()).unwrap();
         let of = |db: &DB, cf: u32| db.core().engine.compression(KeyspaceId(cf)).unwrap();
         assert_eq!(of(&db, 0), Compression::Lz4, "RocksDB's default compresses");
@@ -631,7 +635,7 @@ mod tests {
         assert_eq!(of(&db, 0), Compression::None);
         let plain_cf = db.cf_handle("plain").unwrap();
         db.set_options_cf(
-            plain_cf,
+            &plain_cf,
             &[
                 ("compression", "kNoCompression"),
                 ("bottommost_compression", "kLZ4Compression"),
@@ -640,7 +644,7 @@ mod tests {
         .unwrap();
         assert_eq!(of(&db, p), Compression::Lz4);
         db.set_options_cf(
-            plain_cf,
+            &plain_cf,
             &[("bottommost_compression", "kDisableCompressionOption")],
         )
         .unwrap();
@@ -654,13 +658,17 @@ mod tests {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.set_disable_auto_compactions(true);
+        #[cfg_attr(
+            feature = "multi-threaded-cf",
+            expect(unused_mut, reason = "`create_cf` takes `&self` there")
+        )]
         let mut db = DB::open(&opts, dir.path()).unwrap();
         let running = |db: &DB| db.core().engine.auto_compaction();
         assert!(!running(&db));
         db.create_cf("b", &Options::default()).unwrap();
         assert!(running(&db), "family b wants compaction");
         let b = db.cf_handle("b").unwrap();
-        db.set_options_cf(b, &[("disable_auto_compactions", "true")])
+        db.set_options_cf(&b, &[("disable_auto_compactions", "true")])
             .unwrap();
         assert!(!running(&db));
         db.set_options(&[("disable_auto_compactions", "false")])

@@ -53,7 +53,7 @@ pub fn alexdb_contents(db: &alexdb::DB, families: &[&str]) -> Contents {
         .iter()
         .map(|name| {
             let cf = db.cf_handle(name).unwrap();
-            let entries = db.iterator_cf(cf, alexdb::IteratorMode::Start);
+            let entries = db.iterator_cf(&cf, alexdb::IteratorMode::Start);
             (name.to_string(), collect(entries))
         })
         .collect()

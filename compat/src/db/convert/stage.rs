@@ -149,7 +149,7 @@ fn write_family(
     for entry in rocks.iter(name, merge).map_err(|e| format_error(path, e))? {
         let (key, value) = entry.map_err(|e| format_error(path, e))?;
         digest.add(&key, &value);
-        batch.put_cf(cf, &key, &value);
+        batch.put_cf(&cf, &key, &value);
         if batch.size_in_bytes() >= BATCH_BYTES {
             db.write(std::mem::take(&mut batch))?;
         }
@@ -164,7 +164,7 @@ fn read_family(db: &DB, name: &str) -> Result<Digest, Error> {
         .cf_handle(name)
         .ok_or_else(|| Error::new(format!("Column family not found: {name}")))?;
     let mut digest = Digest::default();
-    for entry in db.iterator_cf(cf, IteratorMode::Start) {
+    for entry in db.iterator_cf(&cf, IteratorMode::Start) {
         let (key, value) = entry?;
         digest.add(&key, &value);
     }
