@@ -14,6 +14,8 @@
 #                                    (not fatal)
 #
 # Usage: compat/conformance/run.sh [test_file_stem ...]
+# CONFORMANCE_FEATURES (optional): features of rocksdb to turn on as well,
+# e.g. `multi-threaded-cf` (passed to `cargo test --features`).
 # Prints a per-file table and a final `N passed, N failed` line; exits
 # non-zero if a test that is neither excluded nor pending fails, or a file
 # that is not pending does not compile.
@@ -25,6 +27,7 @@ cargo="${CARGO:-cargo}"
 profile="${CONFORMANCE_PROFILE:-ci}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 test_timeout="${CONFORMANCE_TIMEOUT:-900}"
+features=(--features "${CONFORMANCE_FEATURES:-}")
 
 # --- locate rocksdb 0.25's package -------------------------------------------
 "$cargo" fetch --manifest-path "$root/Cargo.toml" --quiet
@@ -126,11 +129,12 @@ for file in "${files[@]}"; do
     for name in $(excluded_of "$file"); do skips+=(--skip "$name"); excluded=$((excluded + 1)); done
     status="ok" compiled="yes" passed=0 failed=0 result=
     if ! "$cargo" test --manifest-path "$scratch/Cargo.toml" --profile "$profile" \
-        --test "$file" --no-run >"$log" 2>&1; then
+        "${features[@]}" --test "$file" --no-run >"$log" 2>&1; then
         compiled="no" status="FAIL"
     else
         timeout "$test_timeout" "$cargo" test --manifest-path "$scratch/Cargo.toml" \
-            --profile "$profile" --test "$file" -- --exact "${skips[@]}" >>"$log" 2>&1 || true
+            --profile "$profile" "${features[@]}" --test "$file" -- --exact "${skips[@]}" \
+            >>"$log" 2>&1 || true
         result="$(grep '^test result:' "$log" | tail -n 1 || true)"
         passed="$(sed -n 's/.* \([0-9]*\) passed.*/\1/p' <<<"$result")"
         failed="$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$result")"
