@@ -17,7 +17,8 @@ use common::segment_files;
 const CHILD_ENV: &str = "ALEXDB_FOLLOWER_PRIMARY_DIR";
 
 /// The primary: writes batches forever after the last one it recovers,
-/// printing "ack N" after each.
+/// printing "ack N" after the first (only: nobody reads further, and a
+/// full pipe, 4 KiB on Windows, would stop the writer).
 #[test]
 #[ignore = "run as a child process by follows_a_primary_in_another_process"]
 fn primary_child() {
@@ -32,7 +33,9 @@ fn primary_child() {
         .map_or(0, |v| u64::from_be_bytes(v[..8].try_into().unwrap()) + 1);
     for n in next.. {
         db.write(&batch(ks, n), &WriteOptions::default()).unwrap();
-        println!("ack {n}");
+        if n == next {
+            println!("ack {n}");
+        }
     }
 }
 
@@ -75,7 +78,7 @@ fn follows_a_primary_in_another_process() {
     let reader = open_reader(dir.path());
     let first_files = segment_files(dir.path());
     let mut last = consistent_prefix(&reader);
-    let (mut catch_ups, mut advanced, mut written) = (0, 0, 0);
+    let (mut catch_ups, mut advanced) = (0, 0);
     let started = Instant::now();
     for life in 0..3 {
         if life > 0 {
@@ -101,11 +104,10 @@ fn follows_a_primary_in_another_process() {
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        written += acks.by_ref().map_while(Result::ok).count();
     }
     eprintln!(
         "{catch_ups} catch-ups in {:?} over 3 primary lives: reached batch {last:?}, advanced \
-         {advanced} times; the primaries acknowledged {written}+ batches",
+         {advanced} times",
         started.elapsed()
     );
     let now = segment_files(dir.path());

@@ -144,8 +144,10 @@ fn catch_up_follows_a_compaction_and_old_snapshots_keep_their_view() {
     fill(&primary, ks, 0, 1500, "new");
     assert!(primary.compact().unwrap() > 0);
     let now = segment_files(dir.path());
+    // Windows removes a segment the reader still maps only once the reader
+    // lets go of it (`io::os::remove_file`).
     assert!(
-        old_files.iter().any(|f| !now.contains(f)),
+        cfg!(windows) || old_files.iter().any(|f| !now.contains(f)),
         "the compaction removed none of the segments the reader opened"
     );
     assert_eq!(
@@ -181,12 +183,13 @@ fn a_crashed_directory_is_left_exactly_as_found() {
     let image = std::fs::read(&active).unwrap();
     let end = image.iter().rposition(|&b| b != 0).unwrap() + 1;
     let at = end.next_multiple_of(8) as u64;
-    use std::os::unix::fs::FileExt;
-    let f = std::fs::OpenOptions::new()
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new()
         .write(true)
         .open(&active)
         .unwrap();
-    f.write_all_at(&[0x2a; 24], at).unwrap();
+    f.seek(SeekFrom::Start(at)).unwrap();
+    f.write_all(&[0x2a; 24]).unwrap();
     std::fs::write(dir.path().join("0000999999.seg"), b"leftover").unwrap();
     let before = dir_image(dir.path());
 

@@ -13,6 +13,10 @@
 //! truncated from outside while the database has it mapped, and an I/O
 //! error while the kernel reads a mapped page of written data.
 
+// Holes are found with `SEEK_HOLE`/`SEEK_DATA`, which only Unix has (Windows
+// reports none: `io::os::hole_at_or_after`).
+#![cfg(unix)]
+
 mod common;
 
 use std::fs;

@@ -10,6 +10,9 @@
 //! mapped), and after the crash the next open reports the damage as
 //! `Corruption` naming the file, and leaves the file in place.
 
+// SIGBUS is a Unix signal; Windows refuses to truncate a mapped file at all.
+#![cfg(unix)]
+
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

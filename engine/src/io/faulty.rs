@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::os::error_code::{CROSS_DEVICE, DISK_FULL, IO_ERROR};
 use super::{FileHandle, FileId, FileSystem, Metadata, OpenMode, ReadOnlyMap, StdFileSystem};
 
 /// Switches shared by a [`FaultyFileSystem`] and every file it opened.
@@ -63,8 +64,8 @@ impl Faults {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(format!("{kind} {}", path.display()));
         let errno = match kind {
-            "write" | "set_len" => 28,
-            _ => 5,
+            "write" | "set_len" => DISK_FULL,
+            _ => IO_ERROR,
         };
         Err(io::Error::from_raw_os_error(errno))
     }
@@ -91,7 +92,7 @@ impl FaultyFileSystem {
 fn check_sync(faults: &Faults) -> io::Result<()> {
     faults.syncs.fetch_add(1, Ordering::SeqCst);
     if faults.fail_sync.load(Ordering::SeqCst) {
-        return Err(io::Error::from_raw_os_error(5));
+        return Err(io::Error::from_raw_os_error(IO_ERROR));
     }
     Ok(())
 }
@@ -156,7 +157,7 @@ impl FileSystem for FaultyFileSystem {
     fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
         self.faults.count_call("hard_link", link)?;
         if self.faults.fail_hard_links.load(Ordering::SeqCst) {
-            return Err(io::Error::from_raw_os_error(18));
+            return Err(io::Error::from_raw_os_error(CROSS_DEVICE));
         }
         StdFileSystem.hard_link(original, link)
     }
@@ -190,7 +191,7 @@ impl FileHandle for FaultyFile {
         if self.faults.fail_writes.load(Ordering::SeqCst)
             || self.over_new_file_limit(offset, buf.len())
         {
-            return Err(io::Error::from_raw_os_error(28));
+            return Err(io::Error::from_raw_os_error(DISK_FULL));
         }
         self.inner.write_all_at(buf, offset)
     }

@@ -219,7 +219,9 @@ impl PowerLossFileSystem {
     fn tick(&self) -> io::Result<()> {
         let n = self.ops.fetch_add(1, Ordering::SeqCst);
         if n >= self.crash_at.load(Ordering::SeqCst) {
-            return Err(io::Error::from_raw_os_error(5));
+            return Err(io::Error::from_raw_os_error(
+                super::os::error_code::IO_ERROR,
+            ));
         }
         Ok(())
     }

@@ -48,7 +48,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        fs::rename(from, to)
+        os::rename(from, to)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
@@ -82,7 +82,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn hard_link(&self, original: &Path, link: &Path) -> io::Result<()> {
-        fs::hard_link(original, link)
+        os::hard_link(original, link)
     }
 }
 

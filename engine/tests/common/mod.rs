@@ -55,16 +55,22 @@ pub fn state(db: &Db) -> State {
         .collect()
 }
 
-/// Total bytes of the segment files in `dir` that occupy disk blocks.
+/// Total bytes of the segment files in `dir` that occupy disk blocks (on
+/// Windows, where `std` does not say, their lengths: an upper bound).
 pub fn disk_bytes(dir: &Path) -> u64 {
+    #[cfg(unix)]
     use std::os::unix::fs::MetadataExt;
+    #[cfg(unix)]
+    let allocated = |m: std::fs::Metadata| m.blocks() * 512;
+    #[cfg(not(unix))]
+    let allocated = |m: std::fs::Metadata| m.len();
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().ends_with(".seg"))
         // A file compaction removes between the listing and here is gone.
         .filter_map(|e| e.metadata().ok())
-        .map(|m| m.blocks() * 512)
+        .map(allocated)
         .sum()
 }
 

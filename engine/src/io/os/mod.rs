@@ -15,6 +15,8 @@
 //! | memory ([`process_memory`]) | cgroup limits, `MemTotal` | `hw.memsize` | unknown | `GlobalMemoryStatusEx` |
 //! | allocator trim ([`return_free_malloc_memory`]) | `malloc_trim` (glibc) | none | none | none |
 //! | removing a mapped file ([`remove_file`]) | at once | at once | at once | when its last map in the process drops |
+//! | checkpoint of a segment ([`hard_link`]) | hard link | hard link | hard link | copy |
+//! | replacing a file held open ([`rename`]) | at once | at once | at once | retried for up to a second where the volume lacks POSIX renames |
 
 #[cfg(target_os = "linux")]
 mod cgroup;
@@ -47,6 +49,12 @@ use unix as sys;
 use windows as sys;
 
 pub(crate) use sys::MapClaim;
+
+/// The platform's codes of the errors the fault-injecting backends
+/// ([`super::faulty`], [`super::power_loss`]) make up.
+pub(crate) mod error_code {
+    pub(crate) use super::sys::{CROSS_DEVICE, DISK_FULL, IO_ERROR};
+}
 
 /// Reads exactly `buf.len()` bytes of `file` at `offset`.
 pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
@@ -95,6 +103,20 @@ pub(crate) fn path_id(path: &Path, meta: &std::fs::Metadata) -> io::Result<FileI
 /// file); elsewhere at once.
 pub(crate) fn remove_file(path: &Path) -> io::Result<()> {
     sys::remove_file(path)
+}
+
+/// Renames `from` to `to`, replacing `to`. On Windows a target another
+/// handle holds open cannot always be replaced at once: the rename is
+/// tried again for up to a second.
+pub(crate) fn rename(from: &Path, to: &Path) -> io::Result<()> {
+    sys::rename(from, to)
+}
+
+/// Makes `link` a second name of `original`. Refused on Windows, where a
+/// name of a file the database maps could not be removed until the
+/// database lets go of the file (a checkpoint then copies its segments).
+pub(crate) fn hard_link(original: &Path, link: &Path) -> io::Result<()> {
+    sys::hard_link(original, link)
 }
 
 /// Sets `file`'s length to `len`. On Windows a file mapped by this process

@@ -13,6 +13,13 @@ use memmap2::{Advice, Mmap, MmapMut, UncheckedAdvice};
 
 use crate::io::FileId;
 
+/// No space left on the device.
+pub(crate) const DISK_FULL: i32 = libc::ENOSPC;
+/// An I/O error of the device.
+pub(crate) const IO_ERROR: i32 = libc::EIO;
+/// A link across file systems.
+pub(crate) const CROSS_DEVICE: i32 = libc::EXDEV;
+
 /// Nothing needs to live beside a map on Unix.
 #[derive(Debug)]
 pub(crate) struct MapClaim;
@@ -51,6 +58,14 @@ fn id_of(meta: &std::fs::Metadata) -> FileId {
 
 pub(super) fn remove_file(path: &Path) -> io::Result<()> {
     std::fs::remove_file(path)
+}
+
+pub(super) fn rename(from: &Path, to: &Path) -> io::Result<()> {
+    std::fs::rename(from, to)
+}
+
+pub(super) fn hard_link(original: &Path, link: &Path) -> io::Result<()> {
+    std::fs::hard_link(original, link)
 }
 
 pub(super) fn set_len(file: &File, len: u64) -> io::Result<()> {

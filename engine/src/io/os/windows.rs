@@ -18,11 +18,15 @@
 //!   tail takes no disk space.
 //!
 //! Files are opened by `std` with every share mode (read, write, delete),
-//! so an open, unmapped file can be renamed over or removed, as on Unix:
+//! so an open, unmapped file can be removed, and renamed over where the
+//! volume has POSIX rename semantics (elsewhere [`rename`] waits for the
+//! other handle to close):
 //! `MANIFEST` and `INDEX` are replaced by a rename while no map of the old
 //! file exists (the index checkpoint is mapped only while it is loaded).
 //! A file removed while it is open stays listed until its last handle
 //! closes; segment names are never reused, and an open removes leftovers.
+//! A checkpoint copies segments instead of linking them ([`hard_link`]):
+//! the link of a mapped segment could not be removed while it is mapped.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -32,9 +36,13 @@ use std::os::windows::io::AsRawHandle;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use memmap2::{Mmap, MmapMut};
-use windows_sys::Win32::Foundation::ERROR_USER_MAPPED_FILE;
+use windows_sys::Win32::Foundation::{
+    ERROR_ACCESS_DENIED, ERROR_DISK_FULL, ERROR_IO_DEVICE, ERROR_NOT_SAME_DEVICE,
+    ERROR_SHARING_VIOLATION, ERROR_USER_MAPPED_FILE,
+};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_FLAG_BACKUP_SEMANTICS, GetFileInformationByHandle,
 };
@@ -46,6 +54,13 @@ use windows_sys::Win32::System::Memory::{
 use windows_sys::Win32::System::SystemInformation::{GlobalMemoryStatusEx, MEMORYSTATUSEX};
 
 use crate::io::FileId;
+
+/// No space left on the device.
+pub(crate) const DISK_FULL: i32 = ERROR_DISK_FULL as i32;
+/// An I/O error of the device.
+pub(crate) const IO_ERROR: i32 = ERROR_IO_DEVICE as i32;
+/// A link across file systems.
+pub(crate) const CROSS_DEVICE: i32 = ERROR_NOT_SAME_DEVICE as i32;
 
 /// A file this process maps.
 #[derive(Debug, Default)]
@@ -118,6 +133,45 @@ pub(super) fn remove_file(path: &Path) -> io::Result<()> {
         return Ok(());
     }
     std::fs::remove_file(path)
+}
+
+/// Renames `from` to `to`, replacing `to`. Without POSIX rename semantics
+/// (Windows before 10 1607, FAT volumes, Wine) a target that another
+/// handle holds open, as a reader of `MANIFEST` does for a moment, cannot
+/// be replaced: the rename is tried again for up to about a second.
+pub(super) fn rename(from: &Path, to: &Path) -> io::Result<()> {
+    let mut waited = Duration::ZERO;
+    loop {
+        match std::fs::rename(from, to) {
+            Err(e) if is_held_open(&e) && waited < RENAME_PATIENCE => {
+                std::thread::sleep(RENAME_PAUSE);
+                waited += RENAME_PAUSE;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Refused: the new name of a file the database maps could not be removed
+/// (by the user deleting a checkpoint, say) while the database maps it.
+pub(super) fn hard_link(_original: &Path, _link: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no hard links to segment files on Windows: the file is copied",
+    ))
+}
+
+/// How long [`rename`] waits, at most, for a target held open to be closed.
+const RENAME_PATIENCE: Duration = Duration::from_secs(1);
+/// The pause between two tries of [`rename`].
+const RENAME_PAUSE: Duration = Duration::from_millis(2);
+
+/// Whether `e` says another handle holds the file.
+fn is_held_open(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error().and_then(|c| u32::try_from(c).ok()),
+        Some(ERROR_ACCESS_DENIED | ERROR_SHARING_VIOLATION)
+    )
 }
 
 /// Sets the length, keeping what a live map covers (see the module
