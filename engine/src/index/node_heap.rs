@@ -311,18 +311,25 @@ pub(crate) fn usage() -> NodeHeapUsage {
     heap().usage()
 }
 
-/// Gives the heap's free memory back to the system where whole small
-/// pages of it are free (see [`Heap::trim`]), if it holds more than one
-/// byte free for `per_free_byte` bytes in use (pages made ready ahead of
-/// the writers do not count: they are kept ready whatever this does);
-/// returns the bytes given back.
+/// Gives back to the system the whole pages the heap keeps spare (empty
+/// pages kept for reuse, pages made ready ahead of the writers: up to 32
+/// huge pages resident and unused), and its free memory where whole small
+/// pages of the pages in use are free (see [`Heap::trim`]) if those hold
+/// more than one byte free for `per_free_byte` bytes in use; returns the
+/// bytes given back.
+///
+/// Spare pages always go: giving a whole page back splits no huge page,
+/// and the writers that need one again pay a fault for it. Free blocks in
+/// pages in use go only past the threshold, because trimming them splits
+/// the huge pages they lie in.
 pub(crate) fn trim_if_free_above(per_free_byte: usize) -> usize {
     let mut heap = heap();
-    let held = (heap.pages.len() + heap.empty.len()) * HUGE_PAGE;
+    let spare = heap.release_spare_pages();
+    let held = heap.pages.len() * HUGE_PAGE;
     let free = held - heap.used_bytes - heap.trimmed_bytes;
     match free > heap.used_bytes / per_free_byte.max(1) {
-        true => heap.trim(),
-        false => 0,
+        true => spare + heap.trim(),
+        false => spare,
     }
 }
 
@@ -480,6 +487,18 @@ impl Heap {
         self.released.push(addr);
     }
 
+    /// Gives back to the system the memory of the empty pages kept for
+    /// reuse and of the pages made ready ahead of writers (the next page a
+    /// writer takes wakes [`page_prep`] to make more); returns the bytes
+    /// given back.
+    fn release_spare_pages(&mut self) -> usize {
+        let given_back = (self.empty.len() + self.ready.len()) * HUGE_PAGE;
+        while let Some(addr) = self.empty.pop().or_else(|| self.ready.pop()) {
+            self.release_page(addr);
+        }
+        given_back
+    }
+
     /// Gives back to the system the memory of every small page of the
     /// heap's pages that no block in use overlaps, of the empty pages kept
     /// for reuse and of the pages made ready ahead of writers (the next
@@ -495,10 +514,7 @@ impl Heap {
     /// has built its indexes and once a keyspace's writes have stopped for
     /// a while, not as it goes.
     fn trim(&mut self) -> usize {
-        let mut given_back = (self.empty.len() + self.ready.len()) * HUGE_PAGE;
-        while let Some(addr) = self.empty.pop().or_else(|| self.ready.pop()) {
-            self.release_page(addr);
-        }
+        let mut given_back = self.release_spare_pages();
         let addrs: Vec<usize> = self.pages.keys().copied().collect();
         for addr in addrs {
             given_back += self.trim_page(addr);

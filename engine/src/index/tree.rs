@@ -1,7 +1,7 @@
 //! [`AlexIndex`]: the public face of the tree.
 
 use std::ops::Bound;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossbeam_epoch::{self as epoch, Guard};
@@ -34,6 +34,8 @@ pub const LOOKUP_BATCH: usize = 16;
 pub struct AlexIndex {
     root: Link,
     len: AtomicUsize,
+    /// Writes that changed the index (see [`Self::changes`]).
+    changes: AtomicU64,
     write_lock: Mutex<()>,
     counters: Counters,
     side: SideRebuild,
@@ -65,6 +67,7 @@ impl AlexIndex {
         Self {
             root,
             len: AtomicUsize::new(len),
+            changes: AtomicU64::new(0),
             write_lock: Mutex::new(()),
             counters: Counters::default(),
             side: SideRebuild::default(),
@@ -211,6 +214,22 @@ impl AlexIndex {
         self.leaf(key, guard).get(key, resolver)
     }
 
+    /// How many writes have changed the index: entries added, removed or
+    /// repointed, subtrees rebuilt. Packing leaves ([`Self::pack_leaves`])
+    /// does not count, so a count that stays the same says the index was
+    /// left alone since it was read.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Relaxed)
+    }
+
+    /// The write lock, for a write that changes the index (counted in
+    /// [`Self::changes`]).
+    fn lock_to_change(&self) -> MutexGuard<'_, ()> {
+        let lock = self.lock();
+        self.changes.fetch_add(1, Ordering::Relaxed);
+        lock
+    }
+
     fn lock(&self) -> MutexGuard<'_, ()> {
         // The tree is consistent between any two link stores, and the lock
         // protects no data of its own, so a panicked writer leaves nothing
@@ -239,7 +258,7 @@ impl AlexIndex {
     }
 
     fn upsert_locked<R: KeyResolver>(&self, key: &[u8], payload: u64, resolver: &R) -> Option<u64> {
-        let _lock = self.lock();
+        let _lock = self.lock_to_change();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
         loop {
@@ -338,7 +357,7 @@ impl AlexIndex {
         let mut order: Vec<usize> = (0..entries.len()).collect();
         order.sort_by(|&a, &b| entries[a].0.cmp(entries[b].0));
         let mut previous = vec![None; entries.len()];
-        let _lock = self.lock();
+        let _lock = self.lock_to_change();
         let mut next = 0;
         while next < order.len() {
             // A fresh guard per node group, as for single upserts: one guard
@@ -445,7 +464,7 @@ impl AlexIndex {
         new: u64,
         resolver: &R,
     ) -> bool {
-        let _lock = self.lock();
+        let _lock = self.lock_to_change();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
         let (path, mut leaf_ref) = w.descend(key);
@@ -486,7 +505,7 @@ impl AlexIndex {
         resolver: &R,
         entry: impl Fn(Leaf<'_>) -> Option<usize>,
     ) -> Option<u64> {
-        let _lock = self.lock();
+        let _lock = self.lock_to_change();
         let guard = epoch::pin();
         let w = self.writer(resolver, &guard);
         let (path, leaf_ref) = w.descend(key);
@@ -628,7 +647,7 @@ impl AlexIndex {
             }
             applied += writes.len();
         }
-        let lock = self.lock();
+        let lock = self.lock_to_change();
         let Some(writes) = self.side.writes_since(id, applied, usize::MAX) else {
             return false;
         };
