@@ -100,9 +100,9 @@ pub fn scan_frames_from<'a>(
                 });
                 return out;
             }
-            Ok(Frame::Batch(records, len)) => {
-                for (rel, record) in records {
-                    on_record((at + rel) as u64, record);
+            Ok(Frame::Batch(body, len)) => {
+                for (rel, record) in records_of(body) {
+                    on_record((at + FRAME_HEADER_BYTES + rel) as u64, record);
                     out.records += 1;
                 }
                 at += len;
@@ -159,7 +159,9 @@ pub fn frames_after(bytes: &[u8], from: usize, base: u64) -> FramesAfter {
 }
 
 enum Frame<'a> {
-    Batch(Vec<(usize, RecordView<'a>)>, usize),
+    /// A batch frame whose records all parse and fill its body (see
+    /// [`check_records`]): the body, and the frame's length.
+    Batch(&'a [u8], usize),
     Seal(SealBody, usize),
     SequenceMark(u64, usize),
     Watermark(u64, usize),
@@ -177,7 +179,10 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
     }
     match header.kind {
         FrameKind::Seal => Ok(Frame::Seal(SealBody::decode(body)?, len)),
-        FrameKind::Batch => Ok(Frame::Batch(check_records(body, header.count)?, len)),
+        FrameKind::Batch => {
+            check_records(body, header.count)?;
+            Ok(Frame::Batch(body, len))
+        }
         FrameKind::SequenceMark => match body.try_into() {
             Ok(seq) => Ok(Frame::SequenceMark(u64::from_le_bytes(seq), len)),
             Err(_) => Err("sequence-mark body is not 8 bytes".into()),
@@ -193,18 +198,33 @@ fn check_frame(bytes: &[u8]) -> Result<Frame<'_>, String> {
     }
 }
 
-fn check_records(body: &[u8], count: u32) -> Result<Vec<(usize, RecordView<'_>)>, String> {
-    let mut records = Vec::with_capacity(count.min(1 << 16) as usize);
+/// Checks that `count` records parse one after another and fill `body`
+/// exactly, so that a frame's records are handed on all or none. Keeps
+/// nothing: [`records_of`] parses them again as they are handed on (a
+/// vector of a frame's records, up to some 900 KB, came from the scanning
+/// thread's malloc arena, whose freed memory stays resident).
+fn check_records(body: &[u8], count: u32) -> Result<(), String> {
     let mut at = 0;
     for _ in 0..count {
         // The body checksum already covers every record's bytes; reads
         // verify each record's own checksum again.
         let record = RecordView::parse(body.get(at..).unwrap_or(&[])).map_err(|d| d.to_string())?;
-        records.push((FRAME_HEADER_BYTES + at, record));
         at += record.encoded_len;
     }
     if at != body.len() {
         return Err("records do not fill the frame body".into());
     }
-    Ok(records)
+    Ok(())
+}
+
+/// The records of a frame body that [`check_records`] accepted, with their
+/// offsets in the body.
+fn records_of(body: &[u8]) -> impl Iterator<Item = (usize, RecordView<'_>)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let record = RecordView::parse(body.get(at..)?).ok()?;
+        let item = (at, record);
+        at += record.encoded_len;
+        Some(item)
+    })
 }
