@@ -122,7 +122,10 @@ pub(crate) fn restore(
 fn copy_file(source: &Path, target: &Path, sync: bool) -> Result<(), Error> {
     fs::copy(source, target).map_err(|e| io_error(target, &e))?;
     if sync {
-        fs::File::open(target)
+        // Opened for writing: Windows flushes only a handle that may write.
+        fs::OpenOptions::new()
+            .write(true)
+            .open(target)
             .and_then(|f| f.sync_all())
             .map_err(|e| io_error(target, &e))?;
     }
