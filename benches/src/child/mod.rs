@@ -28,6 +28,7 @@ mod larger_than_memory;
 mod lifecycle;
 mod merges;
 mod reads;
+mod steady;
 mod writes;
 
 /// The state the steps after the reads share.
@@ -192,6 +193,7 @@ fn run_suite<E: Engine>(job: &Job, data: &DataSet, dir: &Path) -> Result<ChildOu
     record(&mut out, job, Workload::DiskSettled, || {
         Ok(allocated_bytes(dir)? as f64 / MIB)
     })?;
+    overwrite_anon(&mut out, job, &mut engine, data, anon_before_open)?;
     warm_up(&mut engine, data, job.ops.min(n))?;
     reads::run(&mut engine, job, data, &mut out)?;
     reads::cmp_seek10::<E>(job, data, dir, &sizing, &mut out)?;
@@ -261,6 +263,29 @@ fn settle<E: Engine>(out: &mut ChildOutput, job: &Job, engine: &mut E) -> Result
             Ok(())
         }
     }
+}
+
+/// Runs `overwrite-anon` (see [`steady`]) if the job asks for it and the
+/// engine can.
+fn overwrite_anon<E: Engine>(
+    out: &mut ChildOutput,
+    job: &Job,
+    engine: &mut E,
+    data: &DataSet,
+    anon_before_open: u64,
+) -> Result<()> {
+    let workload = Workload::OverwriteAnon;
+    if !job.wants(workload) {
+        return Ok(());
+    }
+    if !E::supports(workload) {
+        out.unsupported.push(workload);
+        return Ok(());
+    }
+    let per_key = steady::overwrite_anon(engine, data, anon_before_open)
+        .map_err(|e| e.context(workload.name()))?;
+    out.figures.insert(workload, per_key);
+    check_background(engine, workload.name())
 }
 
 /// Records the engine's index bytes per key of `keys` as `workload`.

@@ -161,6 +161,10 @@ pub enum Workload {
     /// Anonymous memory the open and the load added, per key, a few seconds
     /// after the last write.
     LoadAnon,
+    /// Anonymous memory held after the load, the reopen and three rounds of
+    /// "overwrite a random third, compact everything", per key, a few
+    /// seconds later.
+    OverwriteAnon,
     /// Larger than memory: first pass of random gets after dropping the page cache.
     #[value(skip)]
     LtmGetCold,
@@ -186,7 +190,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 44] = [
+    pub const ALL: [Workload; 45] = [
         Workload::Load,
         Workload::Get,
         Workload::GetPinned,
@@ -224,6 +228,7 @@ impl Workload {
         Workload::PeakRss,
         Workload::IndexBytes,
         Workload::LoadAnon,
+        Workload::OverwriteAnon,
         Workload::LtmGetCold,
         Workload::LtmGet,
         Workload::LtmSeek10,
@@ -289,6 +294,7 @@ impl Workload {
             Workload::PeakRss => "peak-rss",
             Workload::IndexBytes => "index-bytes",
             Workload::LoadAnon => "load-anon",
+            Workload::OverwriteAnon => "overwrite-anon",
             Workload::LtmGetCold => "ltm-get-cold",
             Workload::LtmGet => "ltm-get",
             Workload::LtmSeek10 => "ltm-seek10",
@@ -318,6 +324,7 @@ impl Workload {
             Workload::IndexBytes
             | Workload::DeleteHeavyIndex
             | Workload::LoadAnon
+            | Workload::OverwriteAnon
             | Workload::LtmOpenAnon => Unit::BytesPerKey,
             Workload::DeleteHeavyDisk | Workload::FloodDisk => Unit::TimesLive,
             _ => Unit::NanosPerOp,
@@ -451,6 +458,13 @@ impl Workload {
                  after the last write: what a process that filled the store by writes \
                  holds of its own (AlexDB packs the index and gives free index memory \
                  back once a keyspace is quiet; RocksDB holds its memtables)"
+            }
+            Workload::OverwriteAnon => {
+                "anonymous memory (`RssAnon`) the process holds beyond what it held before \
+                 its first open, per key, after the load, the reopen and three rounds of \
+                 \"overwrite a random third of the keys in batches of 1,000, compact \
+                 everything\", 5 s after the last round: what a process that keeps writing holds \
+                 once it is quiet, not only right after an open"
             }
             Workload::LtmGetCold => {
                 "larger than memory (a fresh process in a memory cgroup limited to a quarter \
