@@ -618,6 +618,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "no hard links on Windows: a checkpoint copies (io::os::hard_link)"
+    )]
     fn hard_links_share_their_contents_and_outlive_the_other_name() {
         let base = tempfile::tempdir().unwrap();
         let fs = PowerLossFileSystem::new();
