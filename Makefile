@@ -164,6 +164,17 @@ WINE_SHIM = $(WINE_PREFIX)/drive_c/windows/system32/bcryptprimitives.dll
 WINE_ENGINE_TESTS = checkpoint compaction crash_kill9 durable_watermark follower_concurrent_reads \
 	follower_process index_checkpoint io_faults missing_segment open_errors read_only_file_access \
 	read_only_open single_faults tombstone_reclaim
+# compat's tests under Wine but five, whose expectations Windows does not
+# meet yet: the three lock-message tests of db_open.rs (RocksDB names the
+# lock `<dir>/LOCK`; compat formats the path with Windows' `\`, in
+# compat/src/db/errors.rs), a leaked snapshot's (its segments stay mapped,
+# and Windows removes a mapped file only once it is unmapped, so `destroy`
+# leaves them) and info_logger.rs's background error (it damages the middle
+# of a segment file, which on Windows keeps its mapped length, zeros past
+# the data, so the damage misses the records).
+WINE_COMPAT_SKIP = a_second_open_fails_on_the_lock_and_succeeds_after_close \
+	an_open_in_another_process_fails_on_the_lock destroy_refuses_a_live_database_then_removes_it \
+	a_leaked_snapshot_does_not_keep_the_database_locked a_background_error_is_logged_and_counted
 .PHONY: platforms platform-tools
 test: platforms
 
@@ -175,6 +186,8 @@ platforms: platform-tools $(WINE_SHIM)
 	$(XCHECK) $(CARGO) test --profile ci -p alexdb-engine --lib --target x86_64-unknown-linux-musl
 	$(XCHECK) $(WINE_RUN) $(CARGO) test --profile ci -p alexdb-engine --target x86_64-pc-windows-gnu \
 		--lib $(addprefix --test ,$(WINE_ENGINE_TESTS))
+	$(XCHECK) $(WINE_RUN) $(CARGO) test --profile ci -p alexdb --target x86_64-pc-windows-gnu --lib --tests \
+		-- $(addprefix --skip ,$(WINE_COMPAT_SKIP))
 	$(XCHECK) $(WINE_RUN) $(CARGO) run --profile ci -p alexdb --example quickstart --target x86_64-pc-windows-gnu
 
 # The Rust targets, MinGW (the Windows linker), musl's C compiler (for the
