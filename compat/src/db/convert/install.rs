@@ -10,7 +10,7 @@ use alexdb_rocksdb_format::lock::DirLock;
 
 use super::detect::{is_rocksdb_file, is_rocksdb_owned};
 use super::stage::format_error;
-use super::{RETIRED_DIR, io_error};
+use super::{RETIRED_DIR, STAGING_DIR, io_error};
 use crate::Error;
 
 /// The marker of a committed conversion whose RocksDB files are not all
@@ -77,10 +77,13 @@ pub(super) fn is_committed(staging: &Path) -> bool {
     staging.join(CONVERTED).exists() || staging.join(RETIRED).exists()
 }
 
-/// The names and sizes of RocksDB's database files in `path` and in its
-/// [`RETIRED_DIR`] (where a retirement that stopped halfway left some),
-/// one `name size` line each, sorted: a committed conversion is rolled
-/// forward only while they are the files it read.
+/// The names, sizes, modification times (nanoseconds since the epoch) and
+/// inode numbers (0 where the platform has none) of RocksDB's database
+/// files in `path` and in its [`RETIRED_DIR`] (where a retirement that
+/// stopped halfway left some), one `name size mtime inode` line each,
+/// sorted: a committed conversion is rolled forward only while they are the
+/// files it read. Moving a file aside keeps all four; a RocksDB process
+/// that rewrites a file of the same size changes its time or inode.
 pub(super) fn fingerprint(path: &Path) -> Result<String, Error> {
     let mut files = Vec::new();
     for dir in [path.to_path_buf(), path.join(RETIRED_DIR)] {
@@ -93,16 +96,52 @@ pub(super) fn fingerprint(path: &Path) -> Result<String, Error> {
             let entry = entry.map_err(|e| io_error(&dir, "listing", e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if is_rocksdb_file(&name) {
-                let len = entry
+                let meta = entry
                     .metadata()
-                    .map_err(|e| io_error(&entry.path(), "reading metadata", e))?
-                    .len();
-                files.push(format!("{name} {len}\n"));
+                    .map_err(|e| io_error(&entry.path(), "reading metadata", e))?;
+                let (len, mtime, inode) = (meta.len(), mtime_nanos(&meta), inode_of(&meta));
+                files.push(format!("{name} {len} {mtime} {inode}\n"));
             }
         }
     }
     files.sort();
     Ok(files.concat())
+}
+
+/// Whether the fingerprint `stored` in a marker is `now`'s. A marker
+/// written before times and inodes were kept holds `name size` lines: it
+/// is compared with those fields of `now`.
+fn same_files(stored: &str, now: &str) -> bool {
+    if stored == now {
+        return true;
+    }
+    let names_and_sizes = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let legacy = stored.lines().all(|line| line.split(' ').count() == 2);
+    legacy && stored.lines().collect::<Vec<_>>() == names_and_sizes(now)
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 if the
+/// platform does not say).
+fn mtime_nanos(meta: &fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// A file's inode number (0 where the platform has none).
+fn inode_of(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    return std::os::unix::fs::MetadataExt::ino(meta);
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
 }
 
 /// Commits the conversion staged in `staging`: writes the marker holding
@@ -126,7 +165,11 @@ pub(super) fn roll_forward(path: &Path, staging: &Path, lock: StagingLock) -> Re
     let converted = staging.join(CONVERTED);
     if converted.exists() {
         let lock = hold_rocks_lock(path, lock)?;
-        check_unchanged(path, &converted)?;
+        if !is_unchanged(path, &converted)? {
+            drop(lock);
+            let aside = set_aside(path, staging)?;
+            return Err(changed_after_commit(path, &aside));
+        }
         retire(path, staging)?;
         drop(lock.rocks);
     }
@@ -147,20 +190,46 @@ fn hold_rocks_lock(path: &Path, lock: StagingLock) -> Result<StagingLock, Error>
     Ok(lock.holding(rocks))
 }
 
-/// Refuses to roll a conversion forward when RocksDB's files are no longer
-/// the ones it read (a RocksDB process wrote to the database after the
-/// conversion was committed and before it was finished).
-fn check_unchanged(path: &Path, marker: &Path) -> Result<(), Error> {
-    let read = fs::read_to_string(marker).map_err(|e| io_error(marker, "reading", e))?;
-    if fingerprint(path)? == read {
-        return Ok(());
-    }
-    Err(Error::invalid_argument(format_args!(
-        "The RocksDB database at {} changed after its conversion was committed; \
-         remove {} to convert it again",
-        path.display(),
-        marker.parent().unwrap_or(marker).display()
-    )))
+/// Whether RocksDB's files are still the ones the conversion committed in
+/// `marker` read. They are not if a RocksDB process wrote to the database
+/// after the commit and before the conversion finished (with `CURRENT`
+/// moved aside, RocksDB makes a new database there and may purge the
+/// tables it finds obsolete).
+fn is_unchanged(path: &Path, marker: &Path) -> Result<bool, Error> {
+    let stored = fs::read_to_string(marker).map_err(|e| io_error(marker, "reading", e))?;
+    Ok(same_files(&stored, &fingerprint(path)?))
+}
+
+/// Moves the committed conversion staged in `staging` out of the way, to
+/// the first free `alexdb-conversion-set-aside-N` beside it: it is the one
+/// complete copy of the database as it was converted, so it is never
+/// removed, and the next open no longer rolls it forward. Returns where.
+fn set_aside(path: &Path, staging: &Path) -> Result<std::path::PathBuf, Error> {
+    let aside = (1u32..)
+        .map(|n| path.join(format!("{STAGING_DIR}-set-aside-{n}")))
+        .find(|candidate| !candidate.exists())
+        .expect("some suffix is free");
+    fs::rename(staging, &aside).map_err(|e| io_error(staging, "setting aside", e))?;
+    sync_dir(path)?;
+    Ok(aside)
+}
+
+/// The error of a conversion set aside in `aside` because RocksDB's files
+/// at `path` changed after its commit: what is where, and how to go on
+/// either way.
+fn changed_after_commit(path: &Path, aside: &Path) -> Error {
+    let retired = path.join(RETIRED_DIR);
+    Error::invalid_argument(format_args!(
+        "The RocksDB database at {path} changed after its conversion was committed (a RocksDB \
+         process opened it). The converted copy, complete as of the commit, is kept in {aside}: \
+         do not delete it until you have decided. To keep the conversion, move RocksDB's files \
+         out of {path} and move every file of {aside} but {CONVERTED} into {path}. To convert \
+         RocksDB's files as they are now, move any files in {retired} back into {path} where no \
+         file of that name is, and open again with conversion enabled",
+        path = path.display(),
+        aside = aside.display(),
+        retired = retired.display(),
+    ))
 }
 
 /// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`], then

@@ -26,6 +26,13 @@
 //! Every step is a series of renames that a restart repeats from wherever
 //! it stopped; the staging directory is `flock`ed while a conversion runs,
 //! so two processes never work on it at once.
+//!
+//! Once committed, the staged copy is authoritative: it is never removed.
+//! If RocksDB's files changed before the conversion finished (a RocksDB
+//! process opened the directory: their names, sizes, times and inodes are
+//! checked against those the conversion read), the copy is set aside as
+//! `alexdb-conversion-set-aside-N` and the open fails, saying how to keep
+//! the conversion or to convert RocksDB's files as they are now.
 
 mod detect;
 mod install;

@@ -100,22 +100,81 @@ fn a_conversion_stopped_while_installing_its_files_finishes() {
     assert_converted(dir.path());
 }
 
+/// Opens `dir` without the opt-in and expects the conversion to be set
+/// aside because RocksDB's files changed after its commit; checks the
+/// error never advises removing the copy, and that the copy set aside
+/// holds every key converted. Returns where it was set aside.
+fn assert_set_aside(dir: &Path) -> std::path::PathBuf {
+    let err = before_open(dir, &Options::default(), &descriptors()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("changed after"), "{text}");
+    assert!(!text.contains("remove"), "{text}");
+    let aside = dir.join(format!("{STAGING_DIR}-set-aside-1"));
+    assert!(text.contains(&aside.display().to_string()), "{text}");
+    assert!(!dir.join(STAGING_DIR).exists());
+    assert!(aside.join("CONVERTED").exists());
+    let copy = DB::open(&Options::default(), &aside).unwrap();
+    for i in 0..KEYS {
+        assert_eq!(copy.get(key(i)).unwrap(), Some(value(i)), "key {i}");
+    }
+    aside
+}
+
 #[test]
 fn a_rocksdb_database_written_after_the_commit_is_not_retired() {
     let dir = committed();
     let db = ::rocksdb::DB::open_default(dir.path()).unwrap();
     db.put(b"late", b"write").unwrap();
     drop(db);
-    let err = before_open(dir.path(), &Options::default(), &descriptors()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
-    assert!(err.to_string().contains("changed after"), "{err}");
+    assert_set_aside(dir.path());
     assert!(!dir.path().join(RETIRED_DIR).exists());
-    // Removing the staged copy, as the error says, converts it again.
-    fs::remove_dir_all(dir.path().join(STAGING_DIR)).unwrap();
+    // With the copy set aside, RocksDB's files as they are now convert.
     let mut opts = Options::default();
     opts.set_convert_rocksdb(true);
     let db = DB::open(&opts, dir.path()).unwrap();
     assert_eq!(db.get(b"late").unwrap(), Some(b"write".to_vec()));
+}
+
+#[test]
+fn a_rocksdb_file_rewritten_at_the_same_size_after_the_commit_is_noticed() {
+    let dir = committed();
+    let current = dir.path().join("CURRENT");
+    let text = fs::read(&current).unwrap();
+    fs::remove_file(&current).unwrap();
+    fs::write(&current, text).unwrap();
+    assert_set_aside(dir.path());
+}
+
+#[test]
+fn a_new_rocksdb_database_made_while_retiring_sets_the_conversion_aside() {
+    let dir = committed();
+    let retired = dir.path().join(RETIRED_DIR);
+    move_half(dir.path(), &retired, super::detect::is_rocksdb_owned);
+    // RocksDB, opened on a directory whose CURRENT is gone, may make a new,
+    // empty database there and purge the tables it finds obsolete.
+    let _ = fs::remove_file(dir.path().join("CURRENT"));
+    let mut opts = ::rocksdb::Options::default();
+    opts.create_if_missing(true);
+    drop(::rocksdb::DB::open(&opts, dir.path()).unwrap());
+    assert_set_aside(dir.path());
+    assert!(
+        retired.read_dir().unwrap().next().is_some(),
+        "the retired files stay"
+    );
+}
+
+#[test]
+fn a_marker_of_names_and_sizes_only_still_rolls_forward() {
+    let dir = committed();
+    let marker = dir.path().join(STAGING_DIR).join("CONVERTED");
+    let legacy: String = fs::read_to_string(&marker)
+        .unwrap()
+        .lines()
+        .map(|line| line.split(' ').take(2).collect::<Vec<_>>().join(" ") + "\n")
+        .collect();
+    fs::write(&marker, legacy).unwrap();
+    assert_converted(dir.path());
 }
 
 #[test]
