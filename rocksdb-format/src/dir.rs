@@ -15,7 +15,7 @@ use crate::view::level::LevelIter;
 use crate::view::merging::{EntryStream, MergingIter};
 use crate::view::tombstones::{TombstoneSweep, truncate_to_table};
 use crate::view::{FamilyIter, MergeFn};
-use crate::wal::{self, Memtable};
+use crate::wal::{self, Memtable, WalDamage};
 
 /// A column family of the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +40,7 @@ pub struct RocksDir {
     manifest: Manifest,
     families: Vec<ColumnFamily>,
     memtables: BTreeMap<u32, Memtable>,
+    wal_damage: Option<WalDamage>,
     tombstones: BTreeMap<u32, Vec<RangeTombstone>>,
     table_entries: BTreeMap<u32, u64>,
     tables: BTreeMap<u64, TableMeta>,
@@ -49,7 +50,7 @@ impl RocksDir {
     /// Opens the database at `path`: reads `CURRENT`, the MANIFEST, the
     /// newest OPTIONS file, every live table's footer, properties, index
     /// and range tombstones, and replays the WALs' unflushed writes into
-    /// memory. Refuses, with [`FormatError::Unsupported`], features this
+    /// memory, up to the first damaged record (see [`RocksDir::wal_damage`]). Refuses, with [`FormatError::Unsupported`], features this
     /// reader does not implement, before any entry is read (a feature
     /// visible only in a data block, such as a wide-column entity, is
     /// refused when the scan reaches it).
@@ -66,16 +67,24 @@ impl RocksDir {
             table_entries.insert(state.id, entries);
             tombstones.insert(state.id, ranges);
         }
-        let memtables = wal::replay(path, &manifest)?;
+        let replayed = wal::replay(path, &manifest)?;
         Ok(RocksDir {
             path: path.to_path_buf(),
             manifest,
             families,
-            memtables,
+            memtables: replayed.tables,
+            wal_damage: replayed.damage,
             tombstones,
             table_entries,
             tables,
         })
+    }
+
+    /// Where the WAL replay stopped, if a WAL holds a damaged record: the
+    /// writes before it are read, none after it (RocksDB's default
+    /// point-in-time recovery opens such a database the same way).
+    pub fn wal_damage(&self) -> Option<&WalDamage> {
+        self.wal_damage.as_ref()
     }
 
     /// The database directory.

@@ -40,28 +40,70 @@ pub fn wal_numbers(dir: &Path) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// Where a point-in-time replay stopped: the first damaged record of the
+/// WALs, and what was left unread after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalDamage {
+    /// The number of the WAL holding the damaged record.
+    pub log: u64,
+    /// What is wrong, naming the WAL and the record's offset.
+    pub detail: String,
+    /// The later WALs, not replayed.
+    pub later_logs: Vec<u64>,
+}
+
+/// The unflushed writes of every column family, and where the replay
+/// stopped if a WAL is damaged.
+#[derive(Debug, Clone, Default)]
+pub struct Replayed {
+    /// Each family's unflushed writes, by family id.
+    pub tables: BTreeMap<u32, Memtable>,
+    /// The first damaged record, if any: nothing from it on was replayed.
+    pub damage: Option<WalDamage>,
+}
+
 /// Replays every WAL in `dir` that may hold unflushed writes of a live
-/// column family.
-pub fn replay(dir: &Path, manifest: &Manifest) -> Result<BTreeMap<u32, Memtable>> {
-    let mut tables: BTreeMap<u32, Memtable> = BTreeMap::new();
+/// column family, as RocksDB's default recovery does (point in time): the
+/// writes before the first damaged record are kept, nothing after it (the
+/// rest of its WAL and every later one) is replayed, and where it stopped
+/// is returned. A torn tail (a record cut short by the end of its file) is
+/// no damage.
+pub fn replay(dir: &Path, manifest: &Manifest) -> Result<Replayed> {
+    let mut replayed = Replayed::default();
     let oldest = manifest
         .families
         .values()
         .map(|f| f.log_number)
         .min()
         .unwrap_or(0);
-    for number in wal_numbers(dir)?.into_iter().filter(|&n| n >= oldest) {
+    let numbers: Vec<u64> = wal_numbers(dir)?
+        .into_iter()
+        .filter(|&n| n >= oldest)
+        .collect();
+    for (i, &number) in numbers.iter().enumerate() {
         let path = dir.join(format!("{number:06}.log"));
         let bytes = std::fs::read(&path).map_err(|e| FormatError::io(&path, e))?;
-        replay_log(&bytes, number, manifest, &mut tables)?;
+        match replay_log(&bytes, number, manifest, &mut replayed.tables) {
+            Ok(()) => {}
+            Err(e @ (FormatError::Corrupt { .. } | FormatError::ChecksumMismatch { .. })) => {
+                replayed.damage = Some(WalDamage {
+                    log: number,
+                    detail: e.to_string(),
+                    later_logs: numbers[i + 1..].to_vec(),
+                });
+                break;
+            }
+            Err(e) => return Err(e),
+        }
     }
-    for t in tables.values_mut() {
+    for t in replayed.tables.values_mut() {
         t.entries.sort_by(|a, b| a.cmp_internal(b));
     }
-    Ok(tables)
+    Ok(replayed)
 }
 
-/// Applies one WAL's writes to `tables`.
+/// Applies one WAL's writes to `tables`, each batch whole; on damage the
+/// batches before the damaged record stay applied.
 pub fn replay_log(
     bytes: &[u8],
     number: u64,

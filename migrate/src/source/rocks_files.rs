@@ -21,11 +21,20 @@ pub struct RocksFileSource {
 impl RocksFileSource {
     /// Opens the RocksDB database at `path` for reading, after checking no
     /// live process holds it; a shared lock keeps writers out while open.
-    /// Features the reader does not implement are refused here, before
-    /// anything is copied.
+    /// Features the reader does not implement, and a damaged WAL, are
+    /// refused here, before anything is copied.
     pub fn open(path: &Path) -> Result<Self> {
         let lock = lock::hold_source(path)?;
         let dir = RocksDir::open(path).map_err(|e| MigrateError::rocks_format(path, e))?;
+        // A copy is verified whole: a WAL damaged in the middle is refused,
+        // not copied up to the damage as RocksDB's recovery would open it.
+        if let Some(damage) = dir.wal_damage() {
+            let damaged = alexdb_rocksdb_format::FormatError::Corrupt {
+                what: format!("WAL {:06}.log", damage.log),
+                detail: damage.detail.clone(),
+            };
+            return Err(MigrateError::rocks_format(path, damaged));
+        }
         Ok(RocksFileSource {
             dir,
             path: path.to_path_buf(),

@@ -7,6 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use alexdb_rocksdb_format::lock::DirLock;
+use alexdb_rocksdb_format::wal::WalDamage;
 use alexdb_rocksdb_format::{FormatError, MergeFn, RocksDir};
 
 use super::install::{self, StagingLock};
@@ -111,6 +112,10 @@ fn write_and_verify(
         .iter()
         .map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
     let db = DB::open_cf_descriptors(&staged_opts, staging, descriptors)?;
+    if let Some(damage) = rocks.wal_damage() {
+        // Installed with the database, this LOG becomes its first LOG.old.
+        db.core().log(&wal_damage_note(path, damage));
+    }
     let mut written = Vec::with_capacity(names.len());
     for name in &names {
         let merge = merge_function(name, opts, cfs);
@@ -131,6 +136,28 @@ fn write_and_verify(
         }
     }
     Ok(())
+}
+
+/// What a conversion left behind of a damaged WAL, for the LOG.
+fn wal_damage_note(path: &Path, damage: &WalDamage) -> String {
+    let later = match damage.later_logs.as_slice() {
+        [] => String::new(),
+        logs => format!(
+            " and the later WALs {}",
+            logs.iter()
+                .map(|n| format!("{n:06}.log"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "Converting the RocksDB database at {}: point-in-time recovery stopped at a damaged \
+         WAL record ({}); the writes from it on in {:06}.log{later} were not converted \
+         (RocksDB's files, with them, are kept in {RETIRED_DIR})",
+        path.display(),
+        damage.detail,
+        damage.log
+    )
 }
 
 /// Copies one column family's live entries into `db`.

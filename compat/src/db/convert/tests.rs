@@ -177,6 +177,61 @@ fn a_marker_of_names_and_sizes_only_still_rolls_forward() {
     assert_converted(dir.path());
 }
 
+/// The keys of the RocksDB database in `dir`, as RocksDB opens it.
+fn rocksdb_keys(dir: &Path) -> Vec<Vec<u8>> {
+    let db = ::rocksdb::DB::open_default(dir).unwrap();
+    db.iterator(::rocksdb::IteratorMode::Start)
+        .map(|item| item.unwrap().0.to_vec())
+        .collect()
+}
+
+/// Copies the files of `from` into the new directory `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn a_wal_damaged_in_the_middle_converts_what_rocksdb_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    rocksdb_database(dir.path());
+    let wal = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "log"))
+        .expect("the unflushed half is in a WAL");
+    let mut bytes = fs::read(&wal).unwrap();
+    let middle = bytes.len() * 3 / 5;
+    bytes[middle] ^= 0x40;
+    fs::write(&wal, bytes).unwrap();
+    // RocksDB's default recovery (point in time) opens it with the writes
+    // before the damage: the conversion keeps exactly those.
+    let reference = tempfile::tempdir().unwrap();
+    copy_dir(dir.path(), &reference.path().join("db"));
+    let expected = rocksdb_keys(&reference.path().join("db"));
+    assert!(expected.len() > KEYS as usize / 2, "{}", expected.len());
+    assert!(expected.len() < KEYS as usize, "{}", expected.len());
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    let db = DB::open(&opts, dir.path()).unwrap();
+    let converted: Vec<Vec<u8>> = db
+        .iterator(crate::IteratorMode::Start)
+        .map(|item| item.unwrap().0.to_vec())
+        .collect();
+    assert_eq!(converted, expected);
+    drop(db);
+    let logs: String = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("LOG"))
+        .map(|p| fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(logs.contains("point-in-time recovery stopped"), "{logs}");
+}
+
 #[test]
 fn one_conversion_at_a_time() {
     let dir = committed();
