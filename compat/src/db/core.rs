@@ -821,14 +821,21 @@ impl Core {
         watched: &[WatchedKey<'_>],
         bytes: usize,
     ) -> Result<(), Error> {
-        let need = match self.ordered_families.load(Ordering::Acquire) {
-            true => ordered_writes::need_of(ops, &self.families()),
-            false => GateNeed::None,
-        };
+        let mut need = self.gate_need(ops, &self.families());
         let mut engine_batch = spare_batch::take(ops.len(), op_bytes(ops));
-        let hold = ordered_writes::hold(&self.ordered_gate, need);
-        let outcome = self.apply_as(&mut engine_batch, ops, writeopts, watched, bytes);
-        drop(hold);
+        let outcome = loop {
+            let hold = ordered_writes::hold(&self.ordered_gate, need);
+            match self.apply_as(&mut engine_batch, ops, writeopts, watched, bytes, need) {
+                // A family with a comparator appeared since `need` was
+                // decided: nothing was written; take the gate and retry.
+                Ok(Some(stronger)) => {
+                    drop(hold);
+                    need = stronger;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
         spare_batch::give_back(engine_batch);
         if need != GateNeed::None && outcome.is_ok() {
             let due = ordered_writes::due_sweeps(&self.engine, ops, &self.families());
@@ -849,7 +856,23 @@ impl Core {
         sets.iter().try_for_each(|keys| keys.refill(&self.engine))
     }
 
-    /// [`Self::apply`] with `engine_batch`, empty, to translate `ops` into.
+    /// What of the write gate `ops` need, given `families`: none unless a
+    /// family with a comparator was ever opened. `families` must be the
+    /// snapshot the ops are translated with (the flag is set before such a
+    /// family is added, under the families' lock, so a snapshot that holds
+    /// one sees the flag).
+    fn gate_need(&self, ops: &[BatchOp<'_>], families: &BTreeMap<u32, FamilyInfo>) -> GateNeed {
+        match self.ordered_families.load(Ordering::Acquire) {
+            true => ordered_writes::need_of(ops, families),
+            false => GateNeed::None,
+        }
+    }
+
+    /// [`Self::apply`] with `engine_batch`, empty, to translate `ops` into,
+    /// holding `held` of the write gate. If the families the ops are
+    /// translated with need more of the gate than that (a family with a
+    /// comparator was created since it was taken), writes nothing and
+    /// returns what they need.
     fn apply_as(
         &self,
         engine_batch: &mut alexdb_engine::WriteBatch,
@@ -857,9 +880,14 @@ impl Core {
         writeopts: &WriteOptions,
         watched: &[WatchedKey<'_>],
         bytes: usize,
-    ) -> Result<(), Error> {
+        held: GateNeed,
+    ) -> Result<Option<GateNeed>, Error> {
         {
             let families = self.families();
+            let needed = self.gate_need(ops, &families);
+            if needed > held {
+                return Ok(Some(needed));
+            }
             let stamp = self.stamped_values.then(ttl::now_seconds);
             for op in ops {
                 translate(*op, &families, writeopts, stamp, engine_batch)?;
@@ -874,7 +902,7 @@ impl Core {
             .write_unless_changed(engine_batch, &engine_opts, watched)
             .rocks()?;
         self.count_write(started, ops.len(), bytes, writeopts.sync());
-        Ok(())
+        Ok(None)
     }
 
     /// Counts one applied write batch.

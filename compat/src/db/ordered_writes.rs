@@ -22,8 +22,8 @@ pub(crate) enum GateHold<'a> {
     Exclusive(#[expect(dead_code, reason = "held for its drop")] RwLockWriteGuard<'a, ()>),
 }
 
-/// How much of the write gate a batch needs.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// How much of the write gate a batch needs, weakest first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum GateNeed {
     /// It writes no column family with a comparator.
     None,
