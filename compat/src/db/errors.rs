@@ -15,8 +15,20 @@ use crate::Error;
 pub(crate) fn lock_error(lock_path: &Path) -> Error {
     Error::io(format_args!(
         "While lock file: {}: Resource temporarily unavailable",
-        lock_path.display()
+        rocksdb_path(lock_path)
     ))
+}
+
+/// `path` as RocksDB names a file of a database directory in its messages:
+/// the directory, `/`, the file's name, on every platform (RocksDB builds
+/// the name as `dbname + "/LOCK"`; a Windows path joins with `\`).
+pub(crate) fn rocksdb_path(path: &Path) -> String {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => {
+            format!("{}/{}", dir.display(), name.to_string_lossy())
+        }
+        _ => path.display().to_string(),
+    }
 }
 
 /// RocksDB's message for a lock this process already holds through the
@@ -25,7 +37,7 @@ pub(crate) fn held_here_error(lock_path: &Path, acquired_unix_secs: u64, thread:
     Error::io(format_args!(
         "lock hold by current process, acquire time {acquired_unix_secs} acquiring thread \
          {thread}: {}: No locks available",
-        lock_path.display()
+        rocksdb_path(lock_path)
     ))
 }
 

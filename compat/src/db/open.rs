@@ -28,7 +28,7 @@ use alexdb_engine::{Db, LOCK_FILE};
 
 use super::access::Access;
 use super::core::{Core, FamilyInfo};
-use super::errors::{IntoRocks, held_here_error, lock_error};
+use super::errors::{IntoRocks, held_here_error, lock_error, rocksdb_path};
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
 use crate::{
     ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, InfoLogger, LogLevel, Options,
@@ -581,7 +581,7 @@ fn take_lock(dir: &Path) -> Result<DirLock, Error> {
     dir_lock::acquire(&StdFileSystem, dir).map_err(|e| match e {
         LockError::Io(e) => Error::io(format_args!(
             "While lock file: {}: {e}",
-            lock_path.display()
+            rocksdb_path(&lock_path)
         )),
         LockError::HeldElsewhere => lock_error(&lock_path),
         LockError::HeldHere {

@@ -12,7 +12,7 @@
 //!
 //! What does not: the mapped segment files (the kernel's page cache holds
 //! those and gives them up under pressure; a memory control group charges
-//! them to the process, see `io::memory`), the buffers of a write in
+//! them to the process, see `io::os`), the buffers of a write in
 //! progress, and iterators' and snapshots' pins.
 //!
 //! How it is kept (by the compaction thread, `compaction::budget`): over

@@ -6,6 +6,7 @@ use std::fs::{self, File, TryLockError};
 use std::io::Write;
 use std::path::Path;
 
+use alexdb_engine::io::{FileSystem, StdFileSystem};
 use alexdb_rocksdb_format::lock::DirLock;
 
 use super::detect::{is_rocksdb_file, is_rocksdb_owned};
@@ -267,7 +268,10 @@ pub(super) fn sync_tree(dir: &Path) -> Result<(), Error> {
     for name in file_names(dir)? {
         let file = dir.join(name);
         if file.is_file() {
-            File::open(&file)
+            // Through a handle opened for writing: Windows flushes no other.
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&file)
                 .and_then(|f| f.sync_all())
                 .map_err(|e| io_error(&file, "syncing", e))?;
         }
@@ -289,7 +293,7 @@ fn file_names(dir: &Path) -> Result<Vec<String>, Error> {
 
 /// Makes the entries of `dir` durable.
 fn sync_dir(dir: &Path) -> Result<(), Error> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
+    StdFileSystem
+        .sync_dir(dir)
         .map_err(|e| io_error(dir, "syncing", e))
 }
