@@ -7,8 +7,8 @@
 //! contents.
 
 // Compares with, or converts from, the real RocksDB: a dev-dependency
-// everywhere but Windows (see compat/Cargo.toml).
-#![cfg(not(windows))]
+// everywhere but Windows and musl (see compat/Cargo.toml).
+#![cfg(not(any(windows, target_env = "musl")))]
 
 use std::path::Path;
 use std::time::{Duration, Instant};

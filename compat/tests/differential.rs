@@ -40,8 +40,8 @@
 //! `ALEXDB_DIFF_SEQUENCES=1`).
 
 // Compares with, or converts from, the real RocksDB: a dev-dependency
-// everywhere but Windows (see compat/Cargo.toml).
-#![cfg(not(windows))]
+// everywhere but Windows and musl (see compat/Cargo.toml).
+#![cfg(not(any(windows, target_env = "musl")))]
 
 #[path = "differential/ops.rs"]
 mod ops;

@@ -11,8 +11,8 @@
 //! sequences run and where they start.
 
 // Compares with, or converts from, the real RocksDB: a dev-dependency
-// everywhere but Windows (see compat/Cargo.toml).
-#![cfg(not(windows))]
+// everywhere but Windows and musl (see compat/Cargo.toml).
+#![cfg(not(any(windows, target_env = "musl")))]
 
 /// `rocksdb`.
 mod real {

@@ -37,7 +37,8 @@
 mod detect;
 mod install;
 mod stage;
-#[cfg(all(test, not(windows)))] // the real RocksDB is no dev-dependency on Windows
+#[cfg(all(test, not(any(windows, target_env = "musl"))))]
+// the real RocksDB is no dev-dependency there
 mod tests;
 
 use std::path::Path;
