@@ -110,6 +110,28 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The names in `dir` and in its staging directory, for a failure's message.
+fn listing(dir: &Path) -> Vec<String> {
+    let names = |d: &Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut all = names(dir);
+    all.extend(
+        names(&dir.join("alexdb-conversion"))
+            .into_iter()
+            .map(|n| format!("alexdb-conversion/{n}")),
+    );
+    all.sort();
+    all
+}
+
 /// Whether the kill left RocksDB's database in place and uncommitted.
 fn uncommitted(dir: &Path) -> bool {
     dir.join("CURRENT").exists() && !dir.join("alexdb-conversion/CONVERTED").exists()
@@ -162,7 +184,11 @@ fn conversion_crash_loop() {
             "cycle {cycle} (killed after {delay:?})"
         );
         drop(db);
-        assert!(!dir.join("alexdb-conversion").exists(), "cycle {cycle}");
+        assert!(
+            !dir.join("alexdb-conversion").exists(),
+            "cycle {cycle} (killed after {delay:?}): a staging directory is left: {:?}",
+            listing(&dir)
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
     eprintln!(
