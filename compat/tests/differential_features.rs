@@ -57,6 +57,7 @@ compare!(compaction_filter_factory_makes_a_filter_per_run);
 compare!(merge_stacks_fold_alike);
 compare!(ttl_entries_expire_at_compaction);
 compare!(comparator_orders_every_iteration);
+compare!(case_insensitive_keys_are_one_key);
 compare!(ingested_files_override_the_database);
 compare!(set_options_accepts_and_refuses_the_same_input);
 compare!(properties_answer_where_rocksdb_does);

@@ -8,12 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use alexdb_engine::{Compression, Db, FileHold, KeyRange, KeyspaceId, ValueRef, WatchedKey};
+use alexdb_engine::{
+    Compression, Db, FileHold, KeyRange, KeyspaceId, Snapshot, ValueRef, WatchedKey,
+};
 
 use crate::comparator::Comparator;
 use crate::db::access::Access;
 use crate::db::errors::IntoRocks;
-use crate::db::ordered_writes::{self, GateNeed};
+use crate::db::key_classes::BatchClasses;
+use crate::db::ordered_writes::{self, GateNeed, Translated};
 use crate::db::spare_batch;
 use crate::db::ttl;
 use crate::db::write_locks::PlainWriteLocks;
@@ -427,6 +430,12 @@ impl Core {
         }
     }
 
+    /// Whether some column family was ever opened with a comparator of
+    /// its own (then writes may need the write gate).
+    pub(crate) fn has_ordered_families(&self) -> bool {
+        self.ordered_families.load(Ordering::Acquire)
+    }
+
     /// How the handle was opened.
     pub(crate) fn access(&self) -> Access {
         self.access
@@ -449,6 +458,10 @@ impl Core {
         let value: Option<ValueRef> = match &readopts.snapshot {
             Some(snapshot) => snapshot.get(KeyspaceId(cf), key).rocks()?,
             None => self.engine.get(KeyspaceId(cf), key).rocks()?,
+        };
+        let value = match value {
+            Some(value) => Some(value),
+            None => self.read_other_form(cf, key, readopts.snapshot.as_deref(), Snapshot::get)?,
         };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
         Ok(value.map(|v| DBPinnableSlice::new(v, self.value_trim())))
@@ -476,7 +489,16 @@ impl Core {
                 Some(snapshot) => snapshot.get_pinned(KeyspaceId(cf), key).rocks()?,
                 None => self.engine.get_pinned(KeyspaceId(cf), key).rocks()?,
             }
-            .map(|v| v[..v.len().saturating_sub(trim)].to_vec()),
+            .map(|v| v[..v.len().saturating_sub(trim)].to_vec())
+            .map_or_else(
+                || {
+                    let read = |s: &Snapshot, ks, k: &[u8]| s.get_pinned(ks, k);
+                    let other =
+                        self.read_other_form(cf, key, readopts.snapshot.as_deref(), read)?;
+                    Ok::<_, Error>(other.map(|v| v[..v.len().saturating_sub(trim)].to_vec()))
+                },
+                |v| Ok(Some(v)),
+            )?,
         };
         self.count_read(started, value.as_deref().map(<[u8]>::len));
         Ok(value)
@@ -524,7 +546,13 @@ impl Core {
                 .rocks()?
                 .is_some(),
         };
-        Ok(found)
+        if found {
+            return Ok(true);
+        }
+        let read = |s: &Snapshot, ks, k: &[u8]| s.get_pinned(ks, k).map(|v| v.map(|_| ()));
+        Ok(self
+            .read_other_form(cf, key, readopts.snapshot.as_deref(), read)?
+            .is_some())
     }
 
     /// A cursor over column family `cf` within the bounds of `readopts`, at
@@ -882,6 +910,7 @@ impl Core {
         bytes: usize,
         held: GateNeed,
     ) -> Result<Option<GateNeed>, Error> {
+        let mut classes = BatchClasses::default();
         {
             let families = self.families();
             let needed = self.gate_need(ops, &families);
@@ -889,8 +918,20 @@ impl Core {
                 return Ok(Some(needed));
             }
             let stamp = self.stamped_values.then(ttl::now_seconds);
+            let mut write = OpWriter {
+                families: &families,
+                engine: &self.engine,
+                writeopts,
+                stamp,
+                held,
+            };
             for op in ops {
-                translate(*op, &families, writeopts, stamp, engine_batch)?;
+                if !write.translate(*op, &mut classes, engine_batch)? {
+                    // Another form of a key's class is met: nothing was
+                    // written; take the gate exclusively and retry.
+                    engine_batch.clear();
+                    return Ok(Some(GateNeed::Exclusive));
+                }
             }
         }
         let engine_opts = alexdb_engine::WriteOptions {
@@ -902,6 +943,9 @@ impl Core {
             .write_unless_changed(engine_batch, &engine_opts, watched)
             .rocks()?;
         self.count_write(started, ops.len(), bytes, writeopts.sync());
+        if held == GateNeed::Exclusive {
+            classes.drop_retired(&self.engine)?;
+        }
         Ok(None)
     }
 
@@ -937,6 +981,51 @@ fn op_bytes(ops: &[BatchOp<'_>]) -> usize {
         .sum()
 }
 
+/// What translating one decoded rocksdb record into engine operations
+/// needs: the column families, the engine (a merge that meets another
+/// form of its key reads the value it merges into), the write's options,
+/// the TTL stamp and the hold of the write gate.
+struct OpWriter<'f> {
+    families: &'f BTreeMap<u32, FamilyInfo>,
+    engine: &'f Db,
+    writeopts: &'f WriteOptions,
+    stamp: Option<u32>,
+    held: GateNeed,
+}
+
+impl OpWriter<'_> {
+    /// Adds `op` to `out`; `false` (with `out` partly written) if it needs
+    /// the write gate held exclusively and it is not.
+    fn translate<'a>(
+        &mut self,
+        op: BatchOp<'a>,
+        classes: &mut BatchClasses<'a>,
+        out: &mut alexdb_engine::WriteBatch,
+    ) -> Result<bool, Error> {
+        let ordered = op
+            .cf()
+            .and_then(|cf| self.families.get(&cf))
+            .and_then(|f| f.ordered.as_ref());
+        let op = match ordered {
+            Some(keys) => {
+                match ordered_writes::translate(op, keys, self.engine, self.held, classes, out)? {
+                    Translated::Done => return Ok(true),
+                    Translated::NeedsExclusive => return Ok(false),
+                    Translated::Bytewise(op) => {
+                        for pending in classes.take_pending() {
+                            translate(pending, self.families, self.writeopts, self.stamp, out)?;
+                        }
+                        op
+                    }
+                }
+            }
+            None => op,
+        };
+        translate(op, self.families, self.writeopts, self.stamp, out)?;
+        Ok(true)
+    }
+}
+
 fn translate(
     op: BatchOp<'_>,
     families: &BTreeMap<u32, FamilyInfo>,
@@ -961,11 +1050,6 @@ fn translate(
         ));
     };
     let ks = KeyspaceId(cf);
-    if let Some(keys) = &family.ordered
-        && ordered_writes::translate(op, keys, out)?
-    {
-        return Ok(());
-    }
     if let Some(comparator) = family.timestamps() {
         let stamp_value = |value: &[u8]| match stamp {
             Some(now) => ttl::stamped(value, now),

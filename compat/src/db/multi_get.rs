@@ -59,9 +59,13 @@ impl Core {
             Ok(None) => match snapshot.get_many(KeyspaceId(cf), keys).rocks() {
                 Ok(values) => values
                     .into_iter()
-                    .map(|v| {
-                        v.rocks()
-                            .map(|v| v.map(|v| DBPinnableSlice::new(v, self.value_trim())))
+                    .zip(keys)
+                    .map(|(v, key)| {
+                        let v = match v.rocks()? {
+                            Some(v) => Some(v),
+                            None => self.read_other_form(cf, key, Some(snapshot), Snapshot::get)?,
+                        };
+                        Ok(v.map(|v| DBPinnableSlice::new(v, self.value_trim())))
                     })
                     .collect(),
                 Err(e) => keys.iter().map(|_| Err(e.clone())).collect(),
@@ -92,6 +96,18 @@ impl Core {
         });
         if let Err(e) = read.rocks() {
             values.extend(run.iter().map(|_| Err(e.clone())));
+        }
+        if !self.has_ordered_families() {
+            return;
+        }
+        let start = values.len() - run.len();
+        for (value, (_, key)) in values[start..].iter_mut().zip(run) {
+            if let Ok(None) = value {
+                let read = |s: &Snapshot, ks, k: &[u8]| s.get_pinned(ks, k);
+                *value = self
+                    .read_other_form(cf, key, Some(snapshot), read)
+                    .map(|v| v.map(|v| v[..v.len().saturating_sub(trim)].to_vec()));
+            }
         }
     }
 

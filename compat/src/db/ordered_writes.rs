@@ -10,6 +10,7 @@ use alexdb_engine::{Db, KeyspaceId, WriteBatch};
 
 use super::core::FamilyInfo;
 use crate::Error;
+use crate::db::key_classes::BatchClasses;
 use crate::ordered_keys::OrderedKeys;
 use crate::write_batch::BatchOp;
 
@@ -65,30 +66,69 @@ pub(crate) fn hold(gate: &RwLock<()>, need: GateNeed) -> Option<GateHold<'_>> {
     }
 }
 
+/// What [`translate`] made of an op.
+pub(crate) enum Translated<'a> {
+    /// Written in full.
+    Done,
+    /// To be written by the bytewise translation (after the batch's
+    /// pending ops, see [`BatchClasses`]).
+    Bytewise(BatchOp<'a>),
+    /// It meets another form of its key's class, which needs the write
+    /// gate held exclusively: nothing of the batch may be written.
+    NeedsExclusive,
+}
+
 /// Translates `op` of a column family with a comparator (`keys`) into
-/// `out`: a put or merge adds its key to the set first, a range delete
-/// becomes point deletes of the keys in its range by the comparator.
-/// Returns `false` for the ops it leaves to the bytewise translation.
-pub(crate) fn translate(
-    op: BatchOp<'_>,
-    keys: &OrderedKeys,
+/// `out`, holding `held` of the write gate. A put, merge or delete adds its
+/// key to the set first; if the set holds other forms of the key's class
+/// (keys the comparator calls equal), the write deletes them, so that one
+/// form stays visible (`key_classes.rs`), which needs the gate held
+/// exclusively. A range delete becomes point deletes of the keys in its
+/// range by the comparator.
+pub(crate) fn translate<'a>(
+    op: BatchOp<'a>,
+    keys: &Arc<OrderedKeys>,
+    engine: &Db,
+    held: GateNeed,
+    classes: &mut BatchClasses<'a>,
     out: &mut WriteBatch,
-) -> Result<bool, Error> {
+) -> Result<Translated<'a>, Error> {
     let ks: KeyspaceId = keys.keyspace();
-    match op {
-        BatchOp::Put { key, .. } | BatchOp::Merge { key, .. } => keys.add(key),
-        BatchOp::Delete { .. } | BatchOp::SingleDelete { .. } => keys.count_deletes(1),
+    let key = match op {
+        BatchOp::Put { key, .. } | BatchOp::Merge { key, .. } => key,
+        BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => {
+            keys.count_deletes(1);
+            key
+        }
         BatchOp::DeleteRange { begin, end, .. } => {
             let doomed = keys.keys_in(begin, end)?;
             keys.count_deletes(doomed.len() as u64);
             for key in &doomed {
                 out.delete(ks, key);
+                classes.log_deleted(ks, key);
             }
-            return Ok(true);
+            return Ok(Translated::Done);
         }
-        BatchOp::LogData(_) | BatchOp::Noop => {}
+        BatchOp::LogData(_) | BatchOp::Noop => return Ok(Translated::Bytewise(op)),
+    };
+    let aliases = keys.add(key);
+    if aliases.is_empty() {
+        classes.log(ks, &op);
+        return Ok(Translated::Bytewise(op));
     }
-    Ok(false)
+    if held != GateNeed::Exclusive {
+        return Ok(Translated::NeedsExclusive);
+    }
+    if let BatchOp::Merge { cf, key, .. } = op {
+        classes.rebuild_for_merge(keys, engine, cf, key, &aliases, out)?;
+    }
+    for alias in &aliases {
+        out.delete(ks, alias);
+    }
+    keys.count_deletes(aliases.len() as u64);
+    classes.log(ks, &op);
+    classes.retire(keys, aliases);
+    Ok(Translated::Bytewise(op))
 }
 
 /// The sets of the column families `ops` deleted from whose sweep is due.

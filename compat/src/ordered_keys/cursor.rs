@@ -10,16 +10,18 @@
 //! Keys read ahead stay right while the set changes: a key added after the
 //! cursor's snapshot has no version the snapshot sees, and a key swept out
 //! meanwhile had none either (`sweep.rs`).
+//!
+//! Of the forms of one class (keys the comparator calls equal), at most
+//! one has a version at any snapshot (`db/ordered_writes.rs`): the cursor
+//! yields it, and a step leaves the whole class.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
-use std::ops::Bound;
 use std::sync::Arc;
 
 use alexdb_engine::Snapshot;
 
-use super::range::as_ref;
-use super::{OrderedKeys, Way};
+use super::{OrderedKeys, Start, Way};
 use crate::Error;
 use crate::db::errors::from_engine_ref;
 
@@ -44,6 +46,9 @@ pub(crate) struct OrderedCursor {
     ended: bool,
     /// Keys the next read-ahead walks.
     window: usize,
+    /// Where the last read-ahead's walk stopped: the next one goes on
+    /// from there.
+    walked: Start<Vec<u8>>,
     /// The error of a read, which ended the walk.
     error: Option<Error>,
 }
@@ -67,6 +72,7 @@ impl OrderedCursor {
             way: Way::Forward,
             ended: true,
             window: FIRST_WINDOW,
+            walked: Start::Edge,
             error: None,
         }
     }
@@ -85,13 +91,13 @@ impl OrderedCursor {
 
     /// Positions at the first visible key.
     pub(crate) fn seek_to_first(&mut self) {
-        let start = self.lower.clone().map_or(Bound::Unbounded, Bound::Included);
+        let start = self.lower.clone().map_or(Start::Edge, Start::Including);
         self.restart(start, Way::Forward);
     }
 
     /// Positions at the last visible key.
     pub(crate) fn seek_to_last(&mut self) {
-        let start = self.upper.clone().map_or(Bound::Unbounded, Bound::Excluded);
+        let start = self.upper.clone().map_or(Start::Edge, Start::Excluding);
         self.restart(start, Way::Backward);
     }
 
@@ -100,7 +106,7 @@ impl OrderedCursor {
         if self.below_lower(target) {
             return self.seek_to_first();
         }
-        self.restart(Bound::Included(target.to_vec()), Way::Forward);
+        self.restart(Start::Including(target.to_vec()), Way::Forward);
     }
 
     /// Positions at the last visible key `<= target` (and within bounds).
@@ -108,7 +114,7 @@ impl OrderedCursor {
         if !self.below_upper(target) {
             return self.seek_to_last();
         }
-        self.restart(Bound::Included(target.to_vec()), Way::Backward);
+        self.restart(Start::Including(target.to_vec()), Way::Backward);
     }
 
     /// Moves to the next visible key.
@@ -125,20 +131,20 @@ impl OrderedCursor {
     fn step(&mut self, way: Way) {
         if self.way != way {
             if let Some((key, _)) = self.ahead.pop_front() {
-                self.restart(Bound::Excluded(key), way);
+                self.restart(Start::Excluding(key), way);
             }
             return;
         }
-        let Some((key, _)) = self.ahead.pop_front() else {
+        if self.ahead.pop_front().is_none() {
             return;
-        };
+        }
         if self.ahead.is_empty() && !self.ended {
-            self.read_ahead(Bound::Excluded(key));
+            self.read_ahead(self.walked.clone());
         }
     }
 
     /// Drops what was read ahead and reads from `from` going `way`.
-    fn restart(&mut self, from: Bound<Vec<u8>>, way: Way) {
+    fn restart(&mut self, from: Start<Vec<u8>>, way: Way) {
         self.ahead.clear();
         self.way = way;
         self.ended = false;
@@ -148,18 +154,19 @@ impl OrderedCursor {
 
     /// Reads windows from `from` on until one holds a visible key or the
     /// walk ends.
-    fn read_ahead(&mut self, mut from: Bound<Vec<u8>>) {
+    fn read_ahead(&mut self, mut from: Start<Vec<u8>>) {
         while self.ahead.is_empty() && !self.ended {
             let mut keys = Vec::with_capacity(self.window);
             self.keys
-                .walk(as_ref(&from), self.way, self.window, &mut keys);
+                .walk(from.as_ref(), self.way, self.window, &mut keys);
             self.ended = keys.len() < self.window;
             self.cut_at_bound(&mut keys);
             self.window = (self.window * 4).min(MAX_WINDOW);
             match keys.last() {
-                Some(last) => from = Bound::Excluded(last.clone()),
+                Some(last) => from = Start::After(last.clone()),
                 None => self.ended = true,
             }
+            self.walked = from.clone();
             self.read_values(keys);
         }
     }
@@ -197,8 +204,22 @@ impl OrderedCursor {
             return;
         }
         let visible = keys.into_iter().zip(values);
-        self.ahead
-            .extend(visible.filter_map(|(key, value)| Some((key, value?))));
+        for (key, value) in visible.filter_map(|(key, value)| Some((key, value?))) {
+            self.push_visible(key, value);
+        }
+    }
+
+    /// Adds a visible entry to `ahead`, unless it is a second visible form
+    /// of the class before it (a database written before forms were kept
+    /// apart may hold two; the first in the walk's order stands).
+    fn push_visible(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        let same_class = self
+            .ahead
+            .back()
+            .is_some_and(|(last, _)| self.compare(last, &key) == Ordering::Equal);
+        if !same_class {
+            self.ahead.push_back((key, value));
+        }
     }
 
     /// Whether `key` sorts before the lower bound.

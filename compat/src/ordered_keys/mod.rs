@@ -17,6 +17,14 @@
 //! no version that any live view can see. A range delete is expanded into
 //! point deletes of the keys the set holds in the range, in the
 //! comparator's order (`range.rs`).
+//!
+//! Keys the comparator calls equal are one key, as in RocksDB. The set
+//! holds each byte form written (`key.rs`), and writes keep at most one
+//! form of a class visible at any sequence number: a write of one form
+//! deletes the others in the same batch (`db/ordered_writes.rs`). A read
+//! that misses its key's bytes therefore looks for the other forms of its
+//! class ([`OrderedKeys::aliases`]) and reads them at one snapshot; an
+//! iterator yields the visible form of each class.
 
 mod cursor;
 mod key;
@@ -25,14 +33,14 @@ mod sweep;
 
 use std::ops::Bound;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 
 use alexdb_engine::{Db, KeyRange, KeyspaceId};
 use crossbeam_epoch as epoch;
 use crossbeam_skiplist::base::SkipList;
 
 pub(crate) use cursor::OrderedCursor;
-use key::OrderedKey;
+use key::{OrderedKey, Place};
 
 use crate::Error;
 use crate::comparator::Comparator;
@@ -85,7 +93,7 @@ impl OrderedKeys {
         let mut cursor = engine.cursor(self.ks, KeyRange::default()).rocks()?;
         cursor.seek_to_first();
         while let Some(key) = cursor.key() {
-            self.add(key);
+            self.insert(key);
             cursor.forward();
         }
         cursor.status().map_err(from_engine_ref)
@@ -102,23 +110,66 @@ impl OrderedKeys {
     }
 
     /// Adds `key` (nothing if it is there already).
-    pub(crate) fn add(&self, key: &[u8]) {
+    fn insert(&self, key: &[u8]) {
         let guard = &epoch::pin();
         self.keys
-            .get_or_insert(self.probe(key), (), guard)
+            .get_or_insert(self.probe(key, Place::Form), (), guard)
             .release(guard);
     }
 
-    /// Appends to `out` up to `max` keys in the comparator's order, from
-    /// the first at or after `from` (going [`Way::Forward`]) or the last at
-    /// or before it (going [`Way::Backward`]); `Unbounded` starts at the
-    /// set's start or end. One search, then one step per key.
-    pub(crate) fn walk(&self, from: Bound<&[u8]>, way: Way, max: usize, out: &mut Vec<Vec<u8>>) {
-        let probe = map_bound(from, |k| self.probe(k));
+    /// Adds `key` and returns the other forms of its class in the set (the
+    /// keys the comparator calls equal to it, with other bytes). Of two
+    /// writers adding new forms of one class at once, at least one sees
+    /// the other's: each adds before it looks, with a full fence between
+    /// (a writer whose form was there already needs no fence: the other
+    /// sees it).
+    pub(crate) fn add(&self, key: &[u8]) -> Vec<Vec<u8>> {
         let guard = &epoch::pin();
+        let mut added = false;
+        self.keys
+            .get_or_insert_with(self.probe(key, Place::Form), || added = true, guard)
+            .release(guard);
+        if added {
+            fence(Ordering::SeqCst);
+        }
+        self.aliases(key)
+    }
+
+    /// The forms of `key`'s class in the set other than `key` itself:
+    /// usually none, found with one search.
+    pub(crate) fn aliases(&self, key: &[u8]) -> Vec<Vec<u8>> {
+        let probe = self.probe(key, Place::First);
+        let guard = &epoch::pin();
+        let mut entry = self.keys.lower_bound(Bound::Included(&probe), guard);
+        let mut forms = Vec::new();
+        while let Some(at) = entry {
+            let form = at.key().bytes();
+            if self.order.compare_user_keys(form, key) != std::cmp::Ordering::Equal {
+                break;
+            }
+            if form != key {
+                forms.push(form.to_vec());
+            }
+            entry = at.next();
+        }
+        forms
+    }
+
+    /// Appends to `out` up to `max` keys in the comparator's order (each
+    /// form of a class in turn), from `from` on going `way`. One search,
+    /// then one step per key.
+    pub(crate) fn walk(&self, from: Start<&[u8]>, way: Way, max: usize, out: &mut Vec<Vec<u8>>) {
+        let guard = &epoch::pin();
+        let probe =
+            start_probe(from, way).map(|(k, place, inclusive)| (self.probe(k, place), inclusive));
+        let bound = match &probe {
+            None => Bound::Unbounded,
+            Some((p, true)) => Bound::Included(p),
+            Some((p, false)) => Bound::Excluded(p),
+        };
         let mut entry = match way {
-            Way::Forward => self.keys.lower_bound(probe.as_ref(), guard),
-            Way::Backward => self.keys.upper_bound(probe.as_ref(), guard),
+            Way::Forward => self.keys.lower_bound(bound, guard),
+            Way::Backward => self.keys.upper_bound(bound, guard),
         };
         let end = out.len() + max;
         while let Some(at) = entry {
@@ -136,14 +187,14 @@ impl OrderedKeys {
     /// Removes `key`.
     fn remove(&self, key: &[u8]) {
         let guard = &epoch::pin();
-        if let Some(entry) = self.keys.remove(&self.probe(key), guard) {
+        if let Some(entry) = self.keys.remove(&self.probe(key, Place::Form), guard) {
             entry.release(guard);
         }
     }
 
-    /// A lookup key for `key`.
-    fn probe(&self, key: &[u8]) -> OrderedKey {
-        OrderedKey::new(key, &self.order)
+    /// A lookup key for `key` at `place` in its class.
+    fn probe(&self, key: &[u8], place: Place) -> OrderedKey {
+        OrderedKey::new(key, &self.order, place)
     }
 }
 
@@ -156,11 +207,44 @@ pub(crate) enum Way {
     Backward,
 }
 
-/// `bound` with its key mapped by `f`.
-fn map_bound<T, U>(bound: Bound<T>, f: impl FnOnce(T) -> U) -> Bound<U> {
-    match bound {
-        Bound::Included(k) => Bound::Included(f(k)),
-        Bound::Excluded(k) => Bound::Excluded(f(k)),
-        Bound::Unbounded => Bound::Unbounded,
+/// Where a walk starts, in its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Start<K> {
+    /// At the set's start (going forward) or end (going backward).
+    Edge,
+    /// At the class of a key: its first form going forward, its last
+    /// going backward.
+    Including(K),
+    /// Past the class of a key.
+    Excluding(K),
+    /// Past one stored form (where the last walk stopped): the class's
+    /// other forms beyond it come next.
+    After(K),
+}
+
+/// The key, place in its class and inclusiveness of the bound a walk from
+/// `from` going `way` searches from (none from the set's edge).
+fn start_probe(from: Start<&[u8]>, way: Way) -> Option<(&[u8], Place, bool)> {
+    let (first, last) = match way {
+        Way::Forward => (Place::First, Place::Last),
+        Way::Backward => (Place::Last, Place::First),
+    };
+    match from {
+        Start::Edge => None,
+        Start::Including(k) => Some((k, first, true)),
+        Start::Excluding(k) => Some((k, last, false)),
+        Start::After(k) => Some((k, Place::Form, false)),
+    }
+}
+
+impl Start<Vec<u8>> {
+    /// The start with its key borrowed.
+    pub(crate) fn as_ref(&self) -> Start<&[u8]> {
+        match self {
+            Start::Edge => Start::Edge,
+            Start::Including(k) => Start::Including(k),
+            Start::Excluding(k) => Start::Excluding(k),
+            Start::After(k) => Start::After(k),
+        }
     }
 }

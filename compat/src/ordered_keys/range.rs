@@ -10,26 +10,16 @@
 //! delete would. Each point delete takes a sequence number of its own,
 //! where RocksDB's range delete takes one.
 
-use std::cmp::Ordering;
-use std::ops::Bound;
-
-use super::{OrderedKeys, Way};
+use super::{OrderedKeys, Start, Way};
 use crate::Error;
+use std::cmp::Ordering;
 
 /// Keys walked per search.
 const RANGE_WINDOW: usize = 256;
 
-/// `bound` borrowed.
-pub(crate) fn as_ref(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match bound {
-        Bound::Included(k) => Bound::Included(k),
-        Bound::Excluded(k) => Bound::Excluded(k),
-        Bound::Unbounded => Bound::Unbounded,
-    }
-}
-
 impl OrderedKeys {
-    /// The keys the set holds in `[begin, end)` by the comparator. Fails as
+    /// The keys the set holds in `[begin, end)` by the comparator (every
+    /// form of each class in it). Fails as
     /// RocksDB does when `end` sorts before `begin`.
     pub(crate) fn keys_in(&self, begin: &[u8], end: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
         let order = self.comparator();
@@ -37,10 +27,10 @@ impl OrderedKeys {
             return Err(Error::invalid_argument("end key comes before start key"));
         }
         let mut keys = Vec::new();
-        let mut from = Bound::Included(begin.to_vec());
+        let mut from = Start::Including(begin.to_vec());
         loop {
             let before = keys.len();
-            self.walk(as_ref(&from), Way::Forward, RANGE_WINDOW, &mut keys);
+            self.walk(from.as_ref(), Way::Forward, RANGE_WINDOW, &mut keys);
             let walked = keys.len() - before;
             if let Some(past) = keys[before..]
                 .iter()
@@ -50,7 +40,7 @@ impl OrderedKeys {
                 break;
             }
             match keys.last() {
-                Some(last) if walked == RANGE_WINDOW => from = Bound::Excluded(last.clone()),
+                Some(last) if walked == RANGE_WINDOW => from = Start::After(last.clone()),
                 _ => break,
             }
         }

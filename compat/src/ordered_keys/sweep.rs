@@ -13,14 +13,12 @@
 //! an older view lives it gives up at once and is tried again at the next
 //! delete.
 
-use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::{PoisonError, RwLock};
 
 use alexdb_engine::Db;
 
-use super::range::as_ref;
-use super::{OrderedKeys, Way};
+use super::{OrderedKeys, Start, Way};
 use crate::Error;
 use crate::db::errors::IntoRocks;
 
@@ -66,14 +64,14 @@ impl OrderedKeys {
         if !no_older_view(engine) {
             return Ok(false);
         }
-        let mut from = Bound::Unbounded;
+        let mut from = Start::Edge;
         loop {
             let _exclusive = gate.write().unwrap_or_else(PoisonError::into_inner);
             if !no_older_view(engine) {
                 return Ok(false);
             }
-            match self.sweep_chunk(engine, as_ref(&from))? {
-                Some(last) => from = Bound::Excluded(last),
+            match self.sweep_chunk(engine, from.as_ref())? {
+                Some(last) => from = Start::After(last),
                 None => return Ok(true),
             }
         }
@@ -81,7 +79,7 @@ impl OrderedKeys {
 
     /// Checks up to [`SWEEP_CHUNK`] keys from `from` on, removing those
     /// without a version; the last key checked, unless the set ended.
-    fn sweep_chunk(&self, engine: &Db, from: Bound<&[u8]>) -> Result<Option<Vec<u8>>, Error> {
+    fn sweep_chunk(&self, engine: &Db, from: Start<&[u8]>) -> Result<Option<Vec<u8>>, Error> {
         let mut keys = Vec::with_capacity(SWEEP_CHUNK);
         self.walk(from, Way::Forward, SWEEP_CHUNK, &mut keys);
         for key in &keys {
@@ -90,6 +88,24 @@ impl OrderedKeys {
             }
         }
         Ok(keys.pop().filter(|_| keys.len() + 1 == SWEEP_CHUNK))
+    }
+}
+
+impl OrderedKeys {
+    /// Removes those of `forms` that have no version, if no live view is
+    /// older than the latest write: the forms a write just deleted to keep
+    /// one form of their class visible. The caller holds the write gate
+    /// exclusively.
+    pub(crate) fn retire_forms(&self, engine: &Db, forms: &[Vec<u8>]) -> Result<(), Error> {
+        if !no_older_view(engine) {
+            return Ok(());
+        }
+        for form in forms {
+            if engine.get_pinned(self.ks, form).rocks()?.is_none() {
+                self.remove(form);
+            }
+        }
+        Ok(())
     }
 }
 
