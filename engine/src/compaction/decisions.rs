@@ -128,7 +128,7 @@ impl Default for Decisions<'_> {
 
 /// [`short_len_of`] as a [`Copy`] keeps it: 0 where there is no short
 /// form (or it would not fit 32 bits).
-fn short_len_u32(record: &RecordView<'_>) -> u32 {
+pub(super) fn short_len_u32(record: &RecordView<'_>) -> u32 {
     short_len_of(record)
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0)

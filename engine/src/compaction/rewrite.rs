@@ -18,7 +18,9 @@ use crate::segment::resolver::TableResolver;
 use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
-use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_seen};
+use super::decisions::{
+    Copy, Decisions, DroppedTombstone, Reason, copy_of, copy_seen, short_len_u32,
+};
 use super::filtering::{Filters, Verdict};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
@@ -239,20 +241,27 @@ fn decide_key<'a>(
                 true => delete_holder(survivors, set, ks, key, record.seq),
                 false => None,
             };
-            if deletes && holder.is_none() {
-                out.drops.push(DroppedTombstone {
+            match (deletes, holder) {
+                (true, None) => out.drops.push(DroppedTombstone {
                     ks: ks.clone(),
                     old: head,
                     key: record.key,
-                });
-            } else {
-                out.filtering.rewrite(out.copies.len(), &record, &verdict);
-                let copy = copy_seen(ks, segment, head, record, Reason::Head)?;
-                if let Some(holder) = holder {
-                    // As many bytes as the output will count dead for it.
-                    out.holds.add(holder, written_len(&copy, set) as u64);
+                }),
+                (true, Some(holder)) => {
+                    let rewritten = (out.filtering.rewrite(out.copies.len(), &record, &verdict))
+                        .map(|r| (r.encoded_len, short_len_u32(&r)));
+                    let copy = copy_of(ks, segment, head, record, Reason::Head);
+                    // As many bytes as the output will count dead for it:
+                    // the delete's, also where it stands for a removed put.
+                    let len = written_len(&copy, rewritten, set);
+                    out.holds.add(holder, len as u64);
+                    out.copies.push(copy);
                 }
-                out.copies.push(copy);
+                (false, _) => {
+                    out.filtering.rewrite(out.copies.len(), &record, &verdict);
+                    out.copies
+                        .push(copy_seen(ks, segment, head, record, Reason::Head)?);
+                }
             }
             Some(record.seq)
         }
@@ -463,14 +472,24 @@ fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
 
 /// Whether [`shorten`] writes `c` in the short form.
 fn writes_short(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
-    let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
-    let chain_unneeded = c.first_version || no_older_snapshot;
-    chain_unneeded && c.short_len > 0
+    chain_unneeded(c, snapshots) && c.short_len > 0
 }
 
-/// The length `c` will have in the output, which [`shorten`] decides later.
-fn written_len(c: &Copy<'_>, snapshots: &SnapshotSet) -> usize {
-    c.len_in_form(writes_short(c, snapshots))
+/// Whether no reader can need the versions older than `c`.
+fn chain_unneeded(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
+    let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
+    c.first_version || no_older_snapshot
+}
+
+/// The length `c` will have in the output, which [`shorten`] decides
+/// later: that of the record a compaction filter rewrote it to, if
+/// `rewritten` gives its lengths (long form, short form or 0).
+fn written_len(c: &Copy<'_>, rewritten: Option<(usize, u32)>, snapshots: &SnapshotSet) -> usize {
+    let (long, short) = rewritten.unwrap_or((c.raw.len(), c.short_len));
+    match chain_unneeded(c, snapshots) && short > 0 {
+        true => short as usize,
+        false => long,
+    }
 }
 
 /// Writes the copies into a new sealed, fsynced segment; fills in their new
