@@ -9,7 +9,7 @@ use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
 use crate::format::location::{Location, MAX_SEGMENT_BYTES};
-use crate::format::record::{RecordKind, RecordView};
+use crate::format::record::{self, RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
@@ -19,7 +19,7 @@ use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
 use super::decisions::{
-    Copy, Decisions, DroppedTombstone, Reason, copy_of, copy_seen, short_len_u32,
+    Copy, Decisions, DroppedTombstone, Reason, copy_of, push_seen, short_len_u32,
 };
 use super::filtering::{Filters, Verdict};
 use super::gather::{InputKey, gather};
@@ -78,6 +78,7 @@ pub(crate) fn rewrite(
         held_range_delete,
         holds,
         filtering,
+        stacked: _,
     } = decisions;
     let rewrites = filtering.finish();
     let mut copies = copies;
@@ -228,6 +229,7 @@ fn decide_key<'a>(
     survivors: &Survivors,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
+    out.stacked.clear();
     let Some(head) = head_needing_decision(shared, ks, key, inputs, set)? else {
         return Ok(());
     };
@@ -259,8 +261,7 @@ fn decide_key<'a>(
                 }
                 (false, _) => {
                     out.filtering.rewrite(out.copies.len(), &record, &verdict);
-                    out.copies
-                        .push(copy_seen(ks, segment, head, record, Reason::Head)?);
+                    push_seen(ks, segment, head, record, Reason::Head, out)?;
                 }
             }
             Some(record.seq)
@@ -571,13 +572,15 @@ fn fill_output(
         .map_err(|e| Error::io(&shared.dir, e))
 }
 
-/// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`].
+/// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`], but
+/// never inside a merge stack copied as it is (see [`super::kept_stacks`]):
+/// a stacked copy ends no run.
 fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
     let mut out = Vec::new();
     let mut rest = copies;
     while !rest.is_empty() {
         let mut bytes = 0;
-        let n = rest
+        let mut n = rest
             .iter()
             .take_while(|c| {
                 bytes += c.out_len();
@@ -585,6 +588,9 @@ fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
             })
             .count()
             .max(1);
+        while n < rest.len() && rest[n - 1].stacked {
+            n += 1;
+        }
         let (head, tail) = rest.split_at_mut(n);
         out.push(head);
         rest = tail;
@@ -620,27 +626,54 @@ fn write_frame(
 ) -> Result<()> {
     let segment = out.segment();
     out.begin_frame();
+    // Where the record below the last stacked copy must land.
+    let mut relinked_to = None;
     for i in 0..copies.len() {
         if let Some(ahead) = copies.get(i + AHEAD) {
             prefetch_range(&ahead.raw, 0);
         }
         let c = &mut copies[i];
         c.new = Location::new(segment.id(), out.end(), c.tombstone);
-        match c.short {
-            true => encoder.append(c, &reparse(segment, c)?, out.body())?,
-            false => out.body().extend_from_slice(&c.raw),
+        check_relinked(segment, relinked_to.take(), c.new)?;
+        match (c.short, c.stacked) {
+            (true, _) => encoder.append(c, &reparse(segment, c)?, out.body())?,
+            (false, true) => {
+                let below = Location::new(segment.id(), out.end() + c.raw.len() as u64, false);
+                relinked_to = Some(below);
+                record::append_relinked(&c.raw, below, out.body());
+            }
+            (false, false) => out.body().extend_from_slice(&c.raw),
         }
-        if c.tombstone || matches!(c.reason, Reason::RangeTombstone) {
+        if c.tombstone || matches!(c.reason, Reason::RangeTombstone | Reason::InStack) {
             // A kept delete (point or range) is dead bytes, as when it was
-            // written (see `log_writer`) and as recovery's scan counts it.
+            // written (see `log_writer`) and as recovery's scan counts it;
+            // so is a version under a stack's top (see `kept_stacks`).
             segment.add_dead(c.out_len() as u64);
         }
         segment.note_seq(c.seq);
         segment.note_key(c.keyspace, c.key);
     }
+    // The record below a frame's last copy would lie past the next frame's
+    // header: nothing may be relinked to it.
+    check_relinked(segment, relinked_to, Location::NONE)?;
     let count = u32::try_from(copies.len())
         .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
     out.end_frame(FrameKind::Batch, count)
+}
+
+/// Checks that the copy written at `at` lies where the stacked copy before
+/// it relinked its `prev` (`relinked_to`, if it was one): a stack copied as
+/// it is must never be split (see [`super::kept_stacks`]). The output
+/// would be corrupt otherwise, and is not installed.
+fn check_relinked(output: &Segment, relinked_to: Option<Location>, at: Location) -> Result<()> {
+    match relinked_to {
+        Some(to) if to != at => Err(Error::corruption(
+            output.path(),
+            to.offset(),
+            "compaction split a merge stack it copied as it is",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Index entries repointed (or tombstones removed) per hold of the writer
@@ -758,7 +791,7 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
             }
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
             Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
-            Reason::RangeTombstone => {}
+            Reason::RangeTombstone | Reason::InStack => {}
         }
     }
 }
