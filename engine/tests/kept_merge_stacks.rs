@@ -133,6 +133,8 @@ fn a_keyspace_without_its_merge_function_stops_no_compaction() {
     all_fail_without_function(&db, log, &expected);
     db.set_merge_function(log, Some(append())).unwrap();
     all_read(&db, log, &expected);
+    let scanned: BTreeMap<Vec<u8>, Vec<u8>> = common::scan_all(&db, log).into_iter().collect();
+    assert_eq!(scanned, expected);
     db.verify().unwrap();
 }
 
