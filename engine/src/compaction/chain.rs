@@ -12,7 +12,7 @@ use crate::format::location::Location;
 use crate::mvcc::{Relocation, SnapshotSet};
 use crate::segment::Segment;
 
-use super::decisions::{Decisions, Reason, copy_seen};
+use super::decisions::{Decisions, Reason, push_seen};
 
 /// Sequence number of the record at `loc`, if it can be read.
 pub(super) fn head_seq(shared: &Shared, loc: Location) -> Option<u64> {
@@ -43,8 +43,10 @@ impl Step {
 
 /// Walks the chain of the key whose newest version is at `head`, down to the
 /// version the oldest snapshot sees. Versions in the inputs that a snapshot
-/// sees are copied; each run of dropped versions is spliced out with one
-/// relocation entry so every snapshot can still walk to what it sees.
+/// sees are copied (once: a record of a merge stack copied as it is, see
+/// [`super::kept_stacks`], is copied already); each run of dropped versions
+/// is spliced out with one relocation entry so every snapshot can still
+/// walk to what it sees.
 pub(super) fn plan_chain<'a>(
     shared: &Shared,
     ks: &Arc<Keyspace>,
@@ -55,26 +57,24 @@ pub(super) fn plan_chain<'a>(
 ) -> Result<()> {
     let steps = walk_chain(shared, head, inputs, set)?;
     for (i, step) in steps.iter().enumerate() {
-        if i > 0 && step.in_inputs && step.visible {
+        if i > 0 && step.in_inputs && step.visible && !out.stacked.contains(&step.at) {
             let segment = inputs
                 .iter()
                 .find(|s| s.id() == step.at.segment())
                 .expect("step is in the inputs");
             let record = segment.record_at(step.at.offset(), true)?;
-            out.copies.push(copy_seen(
-                ks,
-                segment,
-                step.at,
-                record,
-                Reason::Snapshot(step.newer_seq),
-            )?);
+            let reason = Reason::Snapshot(step.newer_seq);
+            push_seen(ks, segment, step.at, record, reason, out)?;
         }
     }
+    let kept: Vec<bool> = (steps.iter().enumerate())
+        .map(|(i, step)| step.kept(i == 0) || out.stacked.contains(&step.at))
+        .collect();
     let mut i = 0;
     while i < steps.len() {
-        if !steps[i].kept(i == 0) {
+        if !kept[i] {
             let run_start = i;
-            while i < steps.len() && !steps[i].kept(i == 0) {
+            while i < steps.len() && !kept[i] {
                 i += 1;
             }
             let target = match steps.get(i) {

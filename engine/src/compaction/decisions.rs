@@ -14,6 +14,7 @@ use crate::format::record::{
 use crate::io::transient::{TransientVec, transient_vec};
 use crate::mvcc::{Relocation, merge_stack};
 use crate::segment::Segment;
+use crate::write::merge::SharedMergeFunction;
 
 use super::filtering::Filtering;
 use super::held::Holds;
@@ -27,6 +28,9 @@ pub(super) enum Reason {
     Snapshot(u64),
     /// A range tombstone that must stay (see `decide_range_tombstones`).
     RangeTombstone,
+    /// It lies under the top of a merge stack copied as it is (see
+    /// [`super::kept_stacks`]): readers reach it through that top alone.
+    InStack,
 }
 
 /// A record to copy. Holds only what deciding, sorting and writing it
@@ -54,6 +58,10 @@ pub(super) struct Copy<'a> {
     /// Whether the output holds it in the short form, encoded as its frame
     /// is written.
     pub(super) short: bool,
+    /// Whether its `prev` is relinked, as it is written, to the copy
+    /// written right after it: a merge-stack record copied as it is (see
+    /// [`super::kept_stacks`]).
+    pub(super) stacked: bool,
     pub(super) reason: Reason,
     pub(super) new: Location,
 }
@@ -109,6 +117,9 @@ pub(super) struct Decisions<'a> {
     pub(super) holds: Holds,
     /// The compaction filters at work, and the records they rewrote.
     pub(super) filtering: Filtering<'a>,
+    /// Where the merge-stack records copied as they are for the key being
+    /// decided lie in the inputs (see [`super::kept_stacks`]).
+    pub(super) stacked: Vec<Location>,
 }
 
 impl Default for Decisions<'_> {
@@ -122,13 +133,14 @@ impl Default for Decisions<'_> {
             held_range_delete: false,
             holds: Holds::default(),
             filtering: Filtering::default(),
+            stacked: Vec::new(),
         }
     }
 }
 
 /// [`short_len_of`] as a [`Copy`] keeps it: 0 where there is no short
 /// form (or it would not fit 32 bits).
-fn short_len_u32(record: &RecordView<'_>) -> u32 {
+pub(super) fn short_len_u32(record: &RecordView<'_>) -> u32 {
     short_len_of(record)
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0)
@@ -170,48 +182,51 @@ pub(super) fn copy_of<'a>(
         first_version: record.prev == Location::NONE,
         tombstone: record.kind == RecordKind::Delete,
         short: false,
+        stacked: false,
         reason,
         new: Location::NONE,
     }
 }
 
-/// [`copy_of`] for a version of a key that a reader sees (its head, or one
-/// a snapshot sees): a merge stack's top is copied as the record of its
-/// fold (see [`folded`]), so no compaction output holds an operand record.
-pub(super) fn copy_seen<'a>(
+/// Pushes the copy of `record`, a version of a key that a reader sees
+/// (its head, or one a snapshot sees), at `old` in `segment`. A merge
+/// stack's top is copied as the record of its fold (see [`folded`]); in a
+/// keyspace without a merge function, the stack is copied as it is (see
+/// [`super::kept_stacks`]).
+pub(super) fn push_seen<'a>(
     ks: &Arc<Keyspace>,
     segment: &'a Segment,
     old: Location,
     record: RecordView<'a>,
     reason: Reason,
-) -> Result<Copy<'a>> {
+    out: &mut Decisions<'a>,
+) -> Result<()> {
     if !record.merge_state.is_operand() {
-        return Ok(copy_of(ks, segment, old, record, reason));
+        out.copies.push(copy_of(ks, segment, old, record, reason));
+        return Ok(());
     }
-    let replacement = folded(ks, segment, &record)?;
+    let Some(function) = ks.merge_function() else {
+        return super::kept_stacks::push_stack(ks, segment, old, record, reason, out);
+    };
+    let replacement = folded(&function, segment, &record)?;
     let mut copy = copy_of(ks, segment, old, record, reason);
     let view = RecordView::parse(&replacement)
         .map_err(|damage| Error::corruption(segment.path(), old.offset(), damage.to_string()))?;
     copy.short_len = short_len_u32(&view);
     copy.raw = Cow::Owned(replacement);
-    Ok(copy)
+    out.copies.push(copy);
+    Ok(())
 }
 
 /// The record that replaces the operand record `top` in an output: a put
-/// of the stack's fold (same key, sequence number and previous version),
-/// or, if the merge function fails on it, a merge that failed. A keyspace
-/// without a merge function fails the compaction instead (the operands
-/// would be lost; it is retried once the function is set).
-fn folded(ks: &Keyspace, segment: &Segment, top: &RecordView<'_>) -> Result<Vec<u8>> {
-    let function = ks.merge_function();
-    if function.is_none() {
-        return Err(Error::TryAgain(format!(
-            "keyspace {:?} holds merge operands and has no merge function: compaction of the \
-             segments that hold them waits until one is set",
-            ks.name()
-        )));
-    }
-    let (state, value) = merge_stack::fold(segment, top, function.as_ref(), true)?;
+/// of the stack's fold with `function` (same key, sequence number and
+/// previous version), or, if the function fails on it, a merge that failed.
+fn folded(
+    function: &SharedMergeFunction,
+    segment: &Segment,
+    top: &RecordView<'_>,
+) -> Result<Vec<u8>> {
+    let (state, value) = merge_stack::fold(segment, top, Some(function), true)?;
     let kind = match state {
         MergeState::Resolved => RecordKind::Put,
         _ => RecordKind::Merge,

@@ -173,10 +173,16 @@ impl<'f> Filtering<'f> {
     }
 
     /// Notes that the copy about to be pushed at `index` holds `record`
-    /// rewritten as `verdict` says (nothing to note for [`Verdict::Keep`]).
-    pub(super) fn rewrite(&mut self, index: usize, record: &RecordView<'_>, verdict: &Verdict) {
+    /// rewritten as `verdict` says, and gives the rewritten record
+    /// (nothing to note for [`Verdict::Keep`]).
+    pub(super) fn rewrite(
+        &mut self,
+        index: usize,
+        record: &RecordView<'_>,
+        verdict: &Verdict,
+    ) -> Option<RecordView<'_>> {
         let (kind, value) = match verdict {
-            Verdict::Keep => return,
+            Verdict::Keep => return None,
             Verdict::Remove => (RecordKind::Delete, &[][..]),
             Verdict::Change(value) => (RecordKind::Put, value.as_slice()),
         };
@@ -193,6 +199,7 @@ impl<'f> Filtering<'f> {
         let start = self.records.len();
         encode_into(&fields, &mut self.records);
         self.placed.push((index, start..self.records.len()));
+        Some(RecordView::parse(&self.records[start..]).expect("a record just encoded parses"))
     }
 
     /// Ends the last run; gives the rewritten records and where each goes

@@ -30,6 +30,11 @@
 //! a segment outside its pass holds a record it covers is held by that
 //! segment, bytes and count alike.
 //!
+//! The records under the top of a merge stack that compaction copied as
+//! it is (see [`super::kept_stacks`]) enter the book too, held by their
+//! own output for as long as it lives: dead as replaced versions, yet a
+//! rewrite would only copy them again.
+//!
 //! The book lives in memory only: after a reopen the first rewrite of a
 //! segment of held deletes fills it again.
 
@@ -55,6 +60,9 @@ pub(crate) struct Holds {
     /// Bytes held for snapshots, and the highest sequence number among
     /// them: they are held while a snapshot older than that one lives.
     for_snapshots: (u64, u64),
+    /// Bytes of merge-stack records copied as they are under their tops,
+    /// held while the output lives.
+    stacked: u64,
 }
 
 impl Holds {
@@ -75,9 +83,15 @@ impl Holds {
         }
     }
 
+    /// Notes `bytes` of a merge-stack record copied as it is under its
+    /// stack's top.
+    pub(crate) fn add_stacked(&mut self, bytes: u64) {
+        self.stacked += bytes;
+    }
+
     /// Whether nothing was held.
     pub(crate) fn is_empty(&self) -> bool {
-        self.by_segment.is_empty() && self.for_snapshots.0 == 0
+        self.by_segment.is_empty() && self.for_snapshots.0 == 0 && self.stacked == 0
     }
 
     /// Bytes still held: by segments still in `table`, or by snapshots
@@ -94,7 +108,7 @@ impl Holds {
             true => bytes,
             false => 0,
         };
-        by_segments + by_snapshots
+        by_segments + by_snapshots + self.stacked
     }
 }
 

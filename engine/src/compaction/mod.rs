@@ -26,6 +26,7 @@ mod filter_tests;
 mod filtering;
 mod gather;
 pub(crate) mod held;
+mod kept_stacks;
 mod output;
 mod plan;
 mod repack;

@@ -9,7 +9,7 @@ use crate::db::keyspace::{Keyspace, KeyspaceId};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameKind, SealBody};
 use crate::format::location::{Location, MAX_SEGMENT_BYTES};
-use crate::format::record::{RecordKind, RecordView};
+use crate::format::record::{self, RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
 use crate::mvcc::range_tombstones::RangeTombstone;
@@ -18,7 +18,9 @@ use crate::segment::resolver::TableResolver;
 use crate::write::log_writer::seal;
 
 use super::chain::{head_seq, plan_chain};
-use super::decisions::{Copy, Decisions, DroppedTombstone, Reason, copy_seen};
+use super::decisions::{
+    Copy, Decisions, DroppedTombstone, Reason, copy_of, push_seen, short_len_u32,
+};
 use super::filtering::{Filters, Verdict};
 use super::gather::{InputKey, gather};
 use super::held::{Holder, Holds};
@@ -76,6 +78,7 @@ pub(crate) fn rewrite(
         held_range_delete,
         holds,
         filtering,
+        stacked: _,
     } = decisions;
     let rewrites = filtering.finish();
     let mut copies = copies;
@@ -226,6 +229,7 @@ fn decide_key<'a>(
     survivors: &Survivors,
     out: &mut Decisions<'a>,
 ) -> Result<()> {
+    out.stacked.clear();
     let Some(head) = head_needing_decision(shared, ks, key, inputs, set)? else {
         return Ok(());
     };
@@ -239,20 +243,26 @@ fn decide_key<'a>(
                 true => delete_holder(survivors, set, ks, key, record.seq),
                 false => None,
             };
-            if deletes && holder.is_none() {
-                out.drops.push(DroppedTombstone {
+            match (deletes, holder) {
+                (true, None) => out.drops.push(DroppedTombstone {
                     ks: ks.clone(),
                     old: head,
                     key: record.key,
-                });
-            } else {
-                out.filtering.rewrite(out.copies.len(), &record, &verdict);
-                let copy = copy_seen(ks, segment, head, record, Reason::Head)?;
-                if let Some(holder) = holder {
-                    // As many bytes as the output will count dead for it.
-                    out.holds.add(holder, written_len(&copy, set) as u64);
+                }),
+                (true, Some(holder)) => {
+                    let rewritten = (out.filtering.rewrite(out.copies.len(), &record, &verdict))
+                        .map(|r| (r.encoded_len, short_len_u32(&r)));
+                    let copy = copy_of(ks, segment, head, record, Reason::Head);
+                    // As many bytes as the output will count dead for it:
+                    // the delete's, also where it stands for a removed put.
+                    let len = written_len(&copy, rewritten, set);
+                    out.holds.add(holder, len as u64);
+                    out.copies.push(copy);
                 }
-                out.copies.push(copy);
+                (false, _) => {
+                    out.filtering.rewrite(out.copies.len(), &record, &verdict);
+                    push_seen(ks, segment, head, record, Reason::Head, out)?;
+                }
             }
             Some(record.seq)
         }
@@ -463,14 +473,24 @@ fn shorten(copies: &mut [Copy<'_>], snapshots: &SnapshotSet) {
 
 /// Whether [`shorten`] writes `c` in the short form.
 fn writes_short(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
-    let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
-    let chain_unneeded = c.first_version || no_older_snapshot;
-    chain_unneeded && c.short_len > 0
+    chain_unneeded(c, snapshots) && c.short_len > 0
 }
 
-/// The length `c` will have in the output, which [`shorten`] decides later.
-fn written_len(c: &Copy<'_>, snapshots: &SnapshotSet) -> usize {
-    c.len_in_form(writes_short(c, snapshots))
+/// Whether no reader can need the versions older than `c`.
+fn chain_unneeded(c: &Copy<'_>, snapshots: &SnapshotSet) -> bool {
+    let no_older_snapshot = c.seq <= snapshots.visible && !snapshots.any_in(0, c.seq);
+    c.first_version || no_older_snapshot
+}
+
+/// The length `c` will have in the output, which [`shorten`] decides
+/// later: that of the record a compaction filter rewrote it to, if
+/// `rewritten` gives its lengths (long form, short form or 0).
+fn written_len(c: &Copy<'_>, rewritten: Option<(usize, u32)>, snapshots: &SnapshotSet) -> usize {
+    let (long, short) = rewritten.unwrap_or((c.raw.len(), c.short_len));
+    match chain_unneeded(c, snapshots) && short > 0 {
+        true => short as usize,
+        false => long,
+    }
 }
 
 /// Writes the copies into a new sealed, fsynced segment; fills in their new
@@ -552,13 +572,15 @@ fn fill_output(
         .map_err(|e| Error::io(&shared.dir, e))
 }
 
-/// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`].
+/// Splits the copies into runs of at most [`OUTPUT_FRAME_BYTES`], but
+/// never inside a merge stack copied as it is (see [`super::kept_stacks`]):
+/// a stacked copy ends no run.
 fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
     let mut out = Vec::new();
     let mut rest = copies;
     while !rest.is_empty() {
         let mut bytes = 0;
-        let n = rest
+        let mut n = rest
             .iter()
             .take_while(|c| {
                 bytes += c.out_len();
@@ -566,6 +588,9 @@ fn chunk_copies<'c, 'a>(copies: &'c mut [Copy<'a>]) -> Vec<&'c mut [Copy<'a>]> {
             })
             .count()
             .max(1);
+        while n < rest.len() && rest[n - 1].stacked {
+            n += 1;
+        }
         let (head, tail) = rest.split_at_mut(n);
         out.push(head);
         rest = tail;
@@ -601,27 +626,54 @@ fn write_frame(
 ) -> Result<()> {
     let segment = out.segment();
     out.begin_frame();
+    // Where the record below the last stacked copy must land.
+    let mut relinked_to = None;
     for i in 0..copies.len() {
         if let Some(ahead) = copies.get(i + AHEAD) {
             prefetch_range(&ahead.raw, 0);
         }
         let c = &mut copies[i];
         c.new = Location::new(segment.id(), out.end(), c.tombstone);
-        match c.short {
-            true => encoder.append(c, &reparse(segment, c)?, out.body())?,
-            false => out.body().extend_from_slice(&c.raw),
+        check_relinked(segment, relinked_to.take(), c.new)?;
+        match (c.short, c.stacked) {
+            (true, _) => encoder.append(c, &reparse(segment, c)?, out.body())?,
+            (false, true) => {
+                let below = Location::new(segment.id(), out.end() + c.raw.len() as u64, false);
+                relinked_to = Some(below);
+                record::append_relinked(&c.raw, below, out.body());
+            }
+            (false, false) => out.body().extend_from_slice(&c.raw),
         }
-        if c.tombstone || matches!(c.reason, Reason::RangeTombstone) {
+        if c.tombstone || matches!(c.reason, Reason::RangeTombstone | Reason::InStack) {
             // A kept delete (point or range) is dead bytes, as when it was
-            // written (see `log_writer`) and as recovery's scan counts it.
+            // written (see `log_writer`) and as recovery's scan counts it;
+            // so is a version under a stack's top (see `kept_stacks`).
             segment.add_dead(c.out_len() as u64);
         }
         segment.note_seq(c.seq);
         segment.note_key(c.keyspace, c.key);
     }
+    // The record below a frame's last copy would lie past the next frame's
+    // header: nothing may be relinked to it.
+    check_relinked(segment, relinked_to, Location::NONE)?;
     let count = u32::try_from(copies.len())
         .map_err(|_| Error::InvalidArgument("frame too large".into()))?;
     out.end_frame(FrameKind::Batch, count)
+}
+
+/// Checks that the copy written at `at` lies where the stacked copy before
+/// it relinked its `prev` (`relinked_to`, if it was one): a stack copied as
+/// it is must never be split (see [`super::kept_stacks`]). The output
+/// would be corrupt otherwise, and is not installed.
+fn check_relinked(output: &Segment, relinked_to: Option<Location>, at: Location) -> Result<()> {
+    match relinked_to {
+        Some(to) if to != at => Err(Error::corruption(
+            output.path(),
+            to.offset(),
+            "compaction split a merge stack it copied as it is",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Index entries repointed (or tombstones removed) per hold of the writer
@@ -739,7 +791,7 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
             }
             Reason::Head => moved.push((c.old, relocation(c, now_visible + 1))),
             Reason::Snapshot(below) => moved.push((c.old, relocation(c, below))),
-            Reason::RangeTombstone => {}
+            Reason::RangeTombstone | Reason::InStack => {}
         }
     }
 }

@@ -332,6 +332,21 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
     out.resize(start + align8(out.len() - start), 0);
 }
 
+/// Appends `raw`, one whole record in the long form, to `out` with its
+/// previous-version location set to `prev` and its checksum made anew:
+/// compaction relinks a merge stack it copies as it is (see
+/// `compaction::kept_stacks`).
+pub fn append_relinked(raw: &[u8], prev: Location, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(raw);
+    let record = &mut out[start..];
+    record[PREV_AT..PREV_AT + 8].copy_from_slice(&prev.0.to_le_bytes());
+    let key_len = read_u32(record, KEY_LEN_AT) as usize;
+    let value_len = read_u32(record, VALUE_LEN_AT) as usize;
+    let crc = super::crc::crc32c(&record[4..RECORD_HEADER_BYTES + key_len + value_len]);
+    record[..4].copy_from_slice(&crc.to_le_bytes());
+}
+
 /// The record `r` in the short form (see the module comment), if it fits
 /// one and is not short already: a put or a delete with a key under 64 KiB. The caller decides that
 /// no reader can need the versions before it: the short form has no
@@ -613,6 +628,21 @@ mod tests {
         );
         assert_eq!(r.prev, Location::new(1, 64, false));
         assert_eq!(r.kind, RecordKind::Put);
+    }
+
+    /// A relinked record is the same record with another `prev`, its
+    /// checksum good, its padding kept.
+    #[test]
+    fn a_relinked_record_names_its_new_prev() {
+        let mut out = vec![9u8; 8];
+        let mut raw = Vec::new();
+        sample(&mut raw);
+        append_relinked(&raw, Location::new(5, 4096, false), &mut out);
+        assert_eq!(out.len(), 8 + raw.len());
+        let r = RecordView::parse(&out[8..]).unwrap();
+        assert!(r.checksum_ok());
+        assert_eq!(r.prev, Location::new(5, 4096, false));
+        assert_eq!((r.key, r.value, r.seq), (&b"key"[..], &b"value!"[..], 77));
     }
 
     #[test]

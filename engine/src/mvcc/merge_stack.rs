@@ -56,6 +56,45 @@ pub(crate) fn collect<'s>(
     }
 }
 
+/// The records under `top`, an operand record of `segment`, newest
+/// first, each with its offset: the deeper operands, then the stack's base
+/// if it has one. Checked as [`collect`] checks a stack (checksums too, if
+/// `verify`).
+pub(crate) fn under_top<'s>(
+    segment: &'s Segment,
+    top: &RecordView<'s>,
+    verify: bool,
+) -> Result<Vec<(u64, RecordView<'s>)>> {
+    let mut under = Vec::new();
+    let mut record = *top;
+    loop {
+        let MergeState::Operand(stack) = record.merge_state else {
+            return Err(broken(segment, top, "a stack record is not an operand"));
+        };
+        if stack.depth == 1 {
+            if stack.over_base {
+                let base = below(segment, top, &record, verify)?;
+                if !matches!(
+                    (base.kind, base.merge_state),
+                    (RecordKind::Put | RecordKind::Merge, MergeState::Resolved)
+                ) {
+                    return Err(broken(segment, top, "a stack's base holds no value"));
+                }
+                under.push((record.prev.offset(), base));
+            }
+            return Ok(under);
+        }
+        let next = below(segment, top, &record, verify)?;
+        match next.merge_state {
+            MergeState::Operand(n) if n.depth + 1 == stack.depth => {
+                under.push((record.prev.offset(), next));
+                record = next;
+            }
+            _ => return Err(broken(segment, top, "the stack's depths do not step down")),
+        }
+    }
+}
+
 /// The value of the stack whose top is `top`, an operand record of
 /// `segment`, folded with `function`: the state a resolved record of it
 /// would have and its value (empty unless resolved).
