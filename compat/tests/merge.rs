@@ -179,3 +179,74 @@ fn a_refused_operand_fails_reads_with_rocksdbs_error_until_rewritten() {
     db.put(b"key", b"again").unwrap();
     assert_eq!(db.get(b"key").unwrap().as_deref(), Some(&b"again"[..]));
 }
+
+/// The bytes of the files in `dir`.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum()
+}
+
+/// A base value long enough for merges over it to stack.
+const BASE: &str = "________________________________________________________________________________________________________________________________________________________________________________________________________________________________________________________________";
+
+#[test]
+fn a_family_reopened_without_its_merge_operator_stops_no_compaction() {
+    const KEYS: u32 = 30_000;
+    let dir = tempfile::tempdir().unwrap();
+    let families = |log: Options| {
+        vec![
+            ColumnFamilyDescriptor::new("default", Options::default()),
+            ColumnFamilyDescriptor::new("log", log),
+        ]
+    };
+    let opts = options_with("concat", concat);
+    {
+        let db =
+            DB::open_cf_descriptors(&opts, dir.path(), families(options_with("concat", concat)))
+                .unwrap();
+        let log = db.cf_handle("log").unwrap();
+        // Over a value this long, merges stack as operands.
+        for key in 0..20u32 {
+            db.put_cf(&log, format!("entry{key}"), BASE).unwrap();
+        }
+        for i in 0..2_000u32 {
+            db.merge_cf(&log, format!("entry{}", i % 20), format!("{i},"))
+                .unwrap();
+        }
+    }
+    {
+        // A tool that opens every family with default options.
+        let db = DB::open_cf_descriptors(&opts, dir.path(), families(Options::default())).unwrap();
+        for round in 0..5u8 {
+            let mut batch = WriteBatch::default();
+            for i in 0..KEYS {
+                batch.put(i.to_be_bytes(), [round; 100]);
+            }
+            db.write(batch).unwrap();
+            db.compact_range(None::<&[u8]>, None::<&[u8]>);
+        }
+        let live = u64::from(KEYS) * (4 + 100);
+        let ratio = dir_bytes(dir.path()) as f64 / live as f64;
+        assert!(ratio < 2.0, "the directory is {ratio:.2}x its live data");
+        let log = db.cf_handle("log").unwrap();
+        let read = db.get_cf(&log, "entry0");
+        assert!(read.is_err(), "no operator to fold with: {read:?}");
+    }
+    let db = DB::open_cf_descriptors(&opts, dir.path(), families(options_with("concat", concat)))
+        .unwrap();
+    let log = db.cf_handle("log").unwrap();
+    for key in 0..20u32 {
+        let merged: String = (0..2_000u32)
+            .filter(|i| i % 20 == key)
+            .map(|i| format!("{i},"))
+            .collect();
+        let expected = format!("{BASE}{merged}");
+        let got = db.get_cf(&log, format!("entry{key}")).unwrap().unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+    }
+    assert_eq!(db.get(5u32.to_be_bytes()).unwrap(), Some(vec![4u8; 100]));
+}
