@@ -110,7 +110,7 @@ pub(super) struct Decisions<'a> {
     pub(super) range_drops: Vec<(Arc<Keyspace>, u64)>,
     /// Chain splices: a dropped version's location → the next version a
     /// snapshot may need (or `NONE`).
-    pub(super) splices: Vec<(Location, Relocation)>,
+    pub(super) splices: TransientVec<(Location, Relocation)>,
     /// A range delete kept only for the survivors (see [`Rewritten`]).
     pub(super) held_range_delete: bool,
     /// The point deletes copied, by what keeps them (see [`Rewritten`]).
@@ -129,7 +129,7 @@ impl Default for Decisions<'_> {
             drops: Vec::new(),
             ranges: Vec::new(),
             range_drops: Vec::new(),
-            splices: Vec::new(),
+            splices: transient_vec(),
             held_range_delete: false,
             holds: Holds::default(),
             filtering: Filtering::default(),

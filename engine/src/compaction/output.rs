@@ -15,6 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_BYTES, FrameHeader, FrameKind};
+use crate::io::transient::{Transient, TransientVec};
 use crate::segment::Segment;
 
 /// The size and alignment of the pieces the output is written in: the
@@ -25,7 +26,7 @@ pub(super) const HUGE_PAGE_BYTES: u64 = 2 << 20;
 pub(super) struct OutputWriter<'s> {
     segment: &'s Segment,
     start: u64,
-    pending: Vec<u8>,
+    pending: TransientVec<u8>,
     /// Where the frame being built starts in `pending`.
     frame_start: usize,
 }
@@ -39,7 +40,7 @@ impl<'s> OutputWriter<'s> {
         OutputWriter {
             segment,
             start: at,
-            pending: Vec::with_capacity(buffered),
+            pending: TransientVec::with_capacity_in(buffered, Transient),
             frame_start: 0,
         }
     }
@@ -62,7 +63,7 @@ impl<'s> OutputWriter<'s> {
     }
 
     /// The buffer the current frame's body is appended to.
-    pub(super) fn body(&mut self) -> &mut Vec<u8> {
+    pub(super) fn body(&mut self) -> &mut TransientVec<u8> {
         &mut self.pending
     }
 

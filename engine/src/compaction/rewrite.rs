@@ -1,6 +1,7 @@
 //! One compaction: decide what survives, write it to a new segment, seal
 //! and fsync it, then install it.
 
+use crate::io::transient::TransientVec;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -694,7 +695,7 @@ fn install(
     inputs: &[Arc<Segment>],
     copies: &[Copy<'_>],
     drops: &[DroppedTombstone<'_>],
-    splices: Vec<(Location, Relocation)>,
+    splices: TransientVec<(Location, Relocation)>,
 ) -> Result<()> {
     let ids: Vec<u32> = inputs.iter().map(|s| s.id()).collect();
     publish_output(shared, output, &ids)?;
@@ -776,7 +777,7 @@ fn publish_output(shared: &Shared, output: Option<Arc<Segment>>, ids: &[u32]) ->
 
 /// Points each copied head that is still its key's head at its copy; a
 /// copy that a write made an older version is relocated instead.
-fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relocation)>) {
+fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut TransientVec<(Location, Relocation)>) {
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
     let now_visible = shared.visible();
@@ -800,7 +801,7 @@ fn repoint(shared: &Shared, copies: &[Copy<'_>], moved: &mut Vec<(Location, Relo
 fn forget_tombstones(
     shared: &Shared,
     drops: &[DroppedTombstone<'_>],
-    moved: &mut Vec<(Location, Relocation)>,
+    moved: &mut TransientVec<(Location, Relocation)>,
 ) {
     let table = shared.segments.load();
     let resolver = TableResolver::new(&table);
@@ -845,7 +846,7 @@ pub(crate) fn prune_relocations(shared: &Shared) {
         return;
     }
     let _writer = shared.lock_writer();
-    let (kept, dropped): (Relocations, Vec<Relocation>) =
+    let (kept, dropped): (Relocations, TransientVec<Relocation>) =
         current.prune(shared.snapshots.oldest_seq());
     if dropped.is_empty() {
         return;

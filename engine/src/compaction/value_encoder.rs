@@ -3,6 +3,8 @@
 //! written, and each short record written with its value compressed with
 //! it, decoded, or as it was.
 
+use crate::format::byte_sink::ByteSink;
+use crate::io::transient::{TransientVec, transient_vec};
 use std::sync::Arc;
 
 use crate::error::Result;
@@ -41,7 +43,8 @@ impl ValueEncoder {
     /// sampled from those values, if some of them, compressed with it,
     /// shrink by an eighth or more.
     pub(super) fn for_copies(copies: &[Copy<'_>]) -> Result<Self> {
-        let eligible: Vec<&Copy<'_>> = copies.iter().filter(|c| may_compress(c)).collect();
+        let mut eligible: TransientVec<&Copy<'_>> = transient_vec();
+        eligible.extend(copies.iter().filter(|c| may_compress(c)));
         if eligible.is_empty() {
             return Ok(ValueEncoder::plain());
         }
@@ -84,7 +87,7 @@ impl ValueEncoder {
         &self,
         c: &Copy<'_>,
         record: &RecordView<'_>,
-        out: &mut Vec<u8>,
+        out: &mut impl ByteSink,
     ) -> Result<()> {
         let compress = self
             .dictionary

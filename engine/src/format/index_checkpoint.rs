@@ -37,6 +37,7 @@
 //! end−4  4  CRC-32C of all preceding bytes
 //! ```
 
+use crate::io::transient::{TransientVec, transient_vec};
 use std::borrow::Cow;
 
 use super::{align8, read_u32, read_u64};
@@ -253,9 +254,10 @@ pub struct CountsPatch {
 /// tombstones and front-coded entries ([`Encoder::entry`]), its counts
 /// filled in afterwards ([`Encoder::count`]). The caller streams the parts
 /// out with [`Encoder::take`] so that a large index never sits in memory.
-#[derive(Default)]
 pub struct Encoder {
-    buf: Vec<u8>,
+    /// Mapped on its own once large (`io::transient`), so that writing a
+    /// checkpoint leaves the process's allocator as it was.
+    buf: TransientVec<u8>,
     /// Bytes encoded so far, taken or not (padding is to the file offset).
     len: usize,
     /// Checksum of the bytes since the last counts left open (or of all).
@@ -265,7 +267,11 @@ pub struct Encoder {
 impl Encoder {
     /// Starts a checkpoint with its header and segment entries.
     pub fn new(cut: Cut, segments: &[SegmentInfo], keyspaces: u32) -> Self {
-        let mut e = Encoder::default();
+        let mut e = Encoder {
+            buf: transient_vec(),
+            len: 0,
+            crc: 0,
+        };
         e.put(MAGIC);
         e.u32(VERSION);
         e.u32(segments.len() as u32);
@@ -397,12 +403,12 @@ impl Encoder {
     }
 
     /// Takes the bytes buffered so far (they are part of the checksum).
-    pub fn take(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.buf)
+    pub fn take(&mut self) -> TransientVec<u8> {
+        std::mem::replace(&mut self.buf, transient_vec())
     }
 
     /// Appends the checksum and takes the last bytes.
-    pub fn finish(mut self) -> Vec<u8> {
+    pub fn finish(mut self) -> TransientVec<u8> {
         let crc = self.crc;
         self.buf.extend_from_slice(&crc.to_le_bytes());
         self.buf
@@ -737,7 +743,7 @@ mod tests {
         let slot = e.keyspace(0, &tombstones);
         e.entry(b"", b"a", 0, 100);
         e.entry(b"a", b"cc", 100, 200);
-        let mut out = e.take();
+        let mut out = e.take().to_vec();
         e.pad();
         out.extend(e.take());
         let counts = e.count(slot, 2, 3);
@@ -788,7 +794,7 @@ mod tests {
     /// counts filled in, the version stamped, the checksum recomputed.
     fn finish_v3(mut e: Encoder, slot: CountsSlot, entries: u64, key_bytes: u64) -> Vec<u8> {
         e.pad();
-        let mut out = e.take();
+        let mut out = e.take().to_vec();
         let counts = e.count(slot, entries, key_bytes);
         out.extend(e.finish());
         fill_in(&mut out, &counts);
@@ -835,7 +841,7 @@ mod tests {
             (pk, pl) = (k, l);
         }
         e.pad();
-        let mut out = e.take();
+        let mut out = e.take().to_vec();
         let counts = e.count(slot, keys.len() as u64, total as u64);
         out.extend(e.finish());
         fill_in(&mut out, &counts);
@@ -902,7 +908,7 @@ mod tests {
             prev = k;
         }
         e.pad();
-        let mut out = e.take();
+        let mut out = e.take().to_vec();
         let total = keys.iter().map(|k| k.len() as u64).sum();
         let counts = e.count(slot, keys.len() as u64, total);
         out.extend(e.finish());

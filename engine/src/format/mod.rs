@@ -3,6 +3,7 @@
 //! All integers are little-endian. Offsets are named constants derived from
 //! each other so the layout is written down once.
 
+pub mod byte_sink;
 pub mod compressed_value;
 pub mod crc;
 pub mod frame;

@@ -40,6 +40,7 @@
 //!             (the previous version's location is u64::MAX)
 //! ```
 
+use super::byte_sink::ByteSink;
 use super::{align8, read_u32, read_u64};
 use crate::format::location::Location;
 
@@ -336,7 +337,7 @@ pub fn encode_into(r: &RecordFields<'_>, out: &mut Vec<u8>) {
 /// previous-version location set to `prev` and its checksum made anew:
 /// compaction relinks a merge stack it copies as it is (see
 /// `compaction::kept_stacks`).
-pub fn append_relinked(raw: &[u8], prev: Location, out: &mut Vec<u8>) {
+pub fn append_relinked(raw: &[u8], prev: Location, out: &mut impl ByteSink) {
     let start = out.len();
     out.extend_from_slice(raw);
     let record = &mut out[start..];
@@ -370,7 +371,7 @@ pub fn shortened_len(r: &RecordView<'_>) -> Option<usize> {
 
 /// Appends `r` in the short form to `out`, its value as it is stored in
 /// `r`; `r` must be one that [`shortened_len`] accepts.
-pub fn append_shortened(r: &RecordView<'_>, out: &mut Vec<u8>) {
+pub fn append_shortened(r: &RecordView<'_>, out: &mut impl ByteSink) {
     append_short(r, r.value_encoding, r.value, out);
 }
 
@@ -378,7 +379,12 @@ pub fn append_shortened(r: &RecordView<'_>, out: &mut Vec<u8>) {
 /// `stored`, encoded as `encoding` says (the caller compressed it, or
 /// decoded a value `r` stores compressed). `r` must be a put or a delete
 /// with a key under 64 KiB, and a delete's value is empty and plain.
-pub fn append_short(r: &RecordView<'_>, encoding: ValueEncoding, stored: &[u8], out: &mut Vec<u8>) {
+pub fn append_short(
+    r: &RecordView<'_>,
+    encoding: ValueEncoding,
+    stored: &[u8],
+    out: &mut impl ByteSink,
+) {
     let start = out.len();
     let key_len = r.key.len() as u16;
     out.extend_from_slice(&[0u8; 4]);

@@ -18,7 +18,7 @@ pub(crate) mod os;
 pub mod power_loss;
 pub(crate) mod prefetch;
 mod std_fs;
-pub(crate) mod transient;
+pub mod transient;
 pub(crate) mod writeback;
 
 use std::fmt::Debug;

@@ -18,21 +18,23 @@ use std::ptr::NonNull;
 
 use allocator_api2::alloc::{AllocError, Allocator, Global};
 
-/// Blocks of at least this many bytes are mapped on their own.
-const MAP_FROM_BYTES: usize = 1 << 20;
+/// Blocks of at least this many bytes are mapped on their own: glibc's
+/// own mmap threshold before anything raised it, so that no block of
+/// these buffers is one whose freeing raises it.
+const MAP_FROM_BYTES: usize = 128 << 10;
 
 /// The most alignment a mapped block has (a page's).
 const PAGE_BYTES: usize = 4096;
 
 /// The allocator (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Transient;
+pub struct Transient;
 
 /// A vector whose large buffers are mapped on their own.
-pub(crate) type TransientVec<T> = allocator_api2::vec::Vec<T, Transient>;
+pub type TransientVec<T> = allocator_api2::vec::Vec<T, Transient>;
 
 /// An empty [`TransientVec`].
-pub(crate) fn transient_vec<T>() -> TransientVec<T> {
+pub fn transient_vec<T>() -> TransientVec<T> {
     TransientVec::new_in(Transient)
 }
 

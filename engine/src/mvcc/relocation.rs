@@ -1,8 +1,19 @@
 //! Old versions moved by compaction while a snapshot could still see them.
+//!
+//! A compaction relocates every version it copies that a reader may still
+//! reach by its old location: about as many entries as the records it
+//! copies, for as long as a view older than the move lives. The map's
+//! table is mapped on its own (`io::transient`), so that the memory of a
+//! map pruned away goes back to the system at once, not to the compaction
+//! thread's malloc arena.
 
-use std::collections::HashMap;
+use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::format::location::Location;
+use crate::io::transient::{Transient, TransientVec, transient_vec};
+
+/// The map's table.
+type Moved = HashMap<Location, Relocation, DefaultHashBuilder, Transient>;
 
 /// Where a moved old version went, and until when it must be kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +31,7 @@ pub struct Relocation {
 /// `arc-swap`; compaction publishes a new map when it changes.
 #[derive(Clone, Debug, Default)]
 pub struct Relocations {
-    moved: HashMap<Location, Relocation>,
+    moved: Moved,
 }
 
 impl Relocations {
@@ -51,9 +62,9 @@ impl Relocations {
 
     /// Splits off the entries no snapshot can need any more, given the oldest
     /// live snapshot (`None`: no snapshot at all).
-    pub fn prune(&self, oldest_snapshot: Option<u64>) -> (Self, Vec<Relocation>) {
-        let mut kept = HashMap::new();
-        let mut dropped = Vec::new();
+    pub fn prune(&self, oldest_snapshot: Option<u64>) -> (Self, TransientVec<Relocation>) {
+        let mut kept = Moved::default();
+        let mut dropped = transient_vec();
         for (from, r) in &self.moved {
             if oldest_snapshot.is_some_and(|s| s < r.needed_below) {
                 kept.insert(*from, *r);

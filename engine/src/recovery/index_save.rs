@@ -5,6 +5,7 @@
 //! synced: after a power loss the new one may be damaged, which its
 //! checksum reveals, and open then ignores it.
 
+use crate::io::transient::{TransientVec, transient_vec};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -270,21 +271,24 @@ impl EntrySoFar {
 /// concatenated in the same order, with their cumulative ends. The records
 /// are visited in log order, not in key order, where every visit would be
 /// a random read of the map.
-fn fetch_keys(locations: &[u64], table: &SegmentTable) -> Result<(Vec<u64>, Vec<u8>)> {
+fn fetch_keys(
+    locations: &[u64],
+    table: &SegmentTable,
+) -> Result<(TransientVec<u64>, TransientVec<u8>)> {
     // (place in the log, entry): a location without its delete flag sorts
     // by segment, then offset.
-    let mut by_place: Vec<(u64, u32)> = locations
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| (p & !Location::new(0, 0, true).0, i as u32))
-        .collect();
+    let mut by_place: TransientVec<(u64, u32)> = transient_vec();
+    by_place.extend(
+        (locations.iter().enumerate()).map(|(i, &p)| (p & !Location::new(0, 0, true).0, i as u32)),
+    );
     by_place.sort_unstable();
     // One pass over the log, in its order: each key is copied once from
     // its record into `staged` (reading every record twice, for lengths
     // and then for bytes, made a close at 10M keys take 7 s). Entries come
     // segment by segment: each segment is looked up once.
-    let mut staged: Vec<u8> = Vec::new();
-    let mut lens = vec![0u32; locations.len()];
+    let mut staged: TransientVec<u8> = transient_vec();
+    let mut lens: TransientVec<u32> = transient_vec();
+    lens.resize(locations.len(), 0);
     let mut segment: Option<&Arc<Segment>> = None;
     for &(_, i) in &by_place {
         let loc = Location(locations[i as usize]);
@@ -300,17 +304,16 @@ fn fetch_keys(locations: &[u64], table: &SegmentTable) -> Result<(Vec<u64>, Vec<
         staged.extend_from_slice(key);
     }
     let mut total = 0u64;
-    let key_ends: Vec<u64> = lens
-        .iter()
-        .map(|&len| {
-            total += u64::from(len);
-            total
-        })
-        .collect();
+    let mut key_ends: TransientVec<u64> = transient_vec();
+    key_ends.extend(lens.iter().map(|&len| {
+        total += u64::from(len);
+        total
+    }));
     drop(lens);
     // `staged` holds the keys in the order of `by_place`: put each in its
     // entry's place.
-    let mut keys = vec![0u8; staged.len()];
+    let mut keys: TransientVec<u8> = transient_vec();
+    keys.resize(staged.len(), 0);
     let mut from = 0;
     for &(_, i) in &by_place {
         let end = key_ends[i as usize] as usize;
