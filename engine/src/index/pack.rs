@@ -1,6 +1,7 @@
 //! The packing pass: data nodes replaced by packed leaves of the same
-//! entries (see `packed_leaf`), from their stored model keys, reading no
-//! key.
+//! entries (see `packed_leaf`), from their stored model keys, and packed
+//! leaves whose words compaction widened (or whose group tables name runs
+//! that are gone) re-encoded narrow; neither reads a key.
 
 use crossbeam_epoch::Guard;
 
@@ -15,7 +16,7 @@ use super::side_rebuild::SideRebuild;
 pub(crate) fn pack_tree(root: &Link, side: &SideRebuild, guard: &Guard) -> usize {
     let node = root.load(guard);
     match node.get() {
-        Node::Data(_) => match packed_copy(node, guard) {
+        Node::Data(_) | Node::Packed(_) => match packed_copy(node, guard) {
             Some(packed) => {
                 root.store(packed);
                 node.retire(guard);
@@ -24,7 +25,7 @@ pub(crate) fn pack_tree(root: &Link, side: &SideRebuild, guard: &Guard) -> usize
             None => 0,
         },
         Node::Inner(inner) if !side.is_frozen(node) => pack_children(inner, side, guard),
-        Node::Inner(_) | Node::Packed(_) => 0,
+        Node::Inner(_) => 0,
     }
 }
 
@@ -40,28 +41,27 @@ fn pack_children(inner: &InnerNode, side: &SideRebuild, guard: &Guard) -> usize 
             Node::Inner(below) if !side.is_frozen(child) => {
                 packed += pack_children(below, side, guard);
             }
-            Node::Data(_) => {
+            Node::Data(_) | Node::Packed(_) => {
                 if let Some(copy) = packed_copy(child, guard) {
                     inner.set_range(range, copy);
                     child.retire(guard);
                     packed += 1;
                 }
             }
-            Node::Inner(_) | Node::Packed(_) => {}
+            Node::Inner(_) => {}
         }
     }
     packed
 }
 
-/// The data node `node` packed and published, if it has entries and they
-/// fit.
+/// The data node `node` packed, or the packed leaf `node` re-encoded
+/// narrower, and published; `None` if it has no entries, they do not fit
+/// or nothing would shrink.
 fn packed_copy<'g>(node: NodeRef<'g>, guard: &'g Guard) -> Option<NodeRef<'g>> {
-    let Node::Data(data) = node.get() else {
-        return None;
+    let packed = match node.get() {
+        Node::Data(data) if data.len() > 0 => PackedLeaf::from_data(data)?,
+        Node::Packed(leaf) => leaf.renarrowed()?,
+        Node::Data(_) | Node::Inner(_) => return None,
     };
-    if data.len() == 0 {
-        return None;
-    }
-    let packed = PackedLeaf::from_data(data)?;
     Some(NodeRef::publish(Node::Packed(packed), guard))
 }

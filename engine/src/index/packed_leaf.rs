@@ -845,6 +845,32 @@ impl PackedLeaf {
         Self::assemble(self.proj.clone(), windows, entries, &payloads, Widths::Wide)
     }
 
+    /// This leaf with its words encoded anew as an open encodes them
+    /// (narrow if the payloads fit) and its group table holding only the
+    /// groups its entries name, or `None` if that would not be smaller.
+    /// Compaction's repointing widens a leaf whose new payload fits no word
+    /// and leaves the slots of the runs it retired; a quiet index gets the
+    /// bytes back here. Hints, marks and windows stay as they are: no key
+    /// is read.
+    pub(crate) fn renarrowed(&self) -> Option<Self> {
+        let payloads = self.payloads_in_order();
+        let (groups, words) = GroupDraft::encoding(&payloads, Widths::NarrowIfFits)?;
+        let narrower = groups.form.word_bits < self.groups.form.word_bits;
+        let fewer_slots = groups.slots() < self.group_slot_count();
+        if !narrower && !fewer_slots {
+            return None;
+        }
+        let entries = (self.arrays.hints(), self.arrays.marks());
+        let windows = self.window_list();
+        Some(Self::with_parts(
+            self.proj.clone(),
+            &windows,
+            entries,
+            &words,
+            groups,
+        ))
+    }
+
     /// A copy with a new entry for `key` (model key from its bytes) and
     /// `payload` at position `pos` (where [`Self::seek_ge`] found the first
     /// key above it), or `None` if it does not fit (the leaf is full, the
@@ -1289,6 +1315,52 @@ mod tests {
             grown.payloads_in_order()[..5],
             packed.payloads_in_order()[..5]
         );
+    }
+
+    /// A leaf whose keys were overwritten (their payloads in a log segment,
+    /// far apart) goes wide; compaction then repoints every entry into a
+    /// run, and the leaf stays wide with a slot for each segment its
+    /// entries left. Re-narrowed when quiet it holds the same entries in
+    /// narrow words and a table of the runs in use, at the size a leaf
+    /// packed from them has.
+    #[test]
+    fn a_leaf_widened_by_repointing_is_narrowed_again() {
+        let keys = spread_keys(200);
+        let mks: Vec<u64> = keys.0.iter().map(|k| load_mk(k)).collect();
+        let old: Vec<u64> = (0..200u64).map(|i| (5 << 32) | (1000 + i * 140)).collect();
+        let mut leaf = PackedLeaf::pack(Projection::default(), &mks, &old).unwrap();
+        assert_eq!(leaf.arrays.word_bits(), NARROW_WORD_BITS);
+        assert!(leaf.renarrowed().is_none(), "nothing to gain when packed");
+        let repoint =
+            |leaf: PackedLeaf, pos: usize, payload: u64| match leaf.store_payload(pos, payload) {
+                true => leaf,
+                false => leaf.with_payload(pos, payload).unwrap(),
+            };
+        // Overwrites of every other key, in the log segment 9.
+        for pos in (0..200).step_by(2) {
+            leaf = repoint(leaf, pos, (9 << 32) | (pos as u64) << 18);
+        }
+        // Compaction moves every entry into run 6.
+        let new: Vec<u64> = (0..200u64)
+            .map(|i| (6 << 32) | (300_000_000 + i * 140))
+            .collect();
+        for (pos, &payload) in new.iter().enumerate() {
+            leaf = repoint(leaf, pos, payload);
+        }
+        assert_eq!(leaf.payloads_in_order(), new);
+        assert_eq!(leaf.arrays.word_bits(), WIDE_WORD_BITS);
+        let narrowed = leaf.renarrowed().expect("narrower");
+        assert_eq!(narrowed.arrays.word_bits(), NARROW_WORD_BITS);
+        assert_eq!(narrowed.payloads_in_order(), new);
+        assert!(narrowed.heap_bytes() < leaf.heap_bytes());
+        let fresh = PackedLeaf::pack(Projection::default(), &mks, &new).unwrap();
+        assert_eq!(narrowed.heap_bytes(), fresh.heap_bytes());
+        let resolver = Mapped(&keys, &new);
+        for (key, &payload) in keys.0.iter().zip(&new) {
+            assert_eq!(narrowed.get(key, &resolver), Some(payload));
+            assert_eq!(narrowed.get_candidate(key, &resolver), Some(payload));
+        }
+        assert!(narrowed.renarrowed().is_none());
     }
 
     /// A group whose payloads lie far apart (a log segment's offsets)
