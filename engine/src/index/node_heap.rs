@@ -548,7 +548,22 @@ impl Heap {
             }
         }
         self.trimmed_bytes += given_back;
+        if given_back > 0 {
+            self.keep_small(addr);
+        }
         given_back
+    }
+
+    /// Keeps the page at `addr` on small pages from now on: the system's
+    /// background collapse would otherwise fill the small pages
+    /// [`Self::trim_page`] gave back into a whole huge page again within
+    /// seconds (measured: a quiet 1M-key store's anonymous memory rose
+    /// from 6.1 to 10.1 bytes a key that way, with `max_ptes_none` at its
+    /// default).
+    fn keep_small(&self, addr: usize) {
+        if let Some((map, offset)) = chunk_of(&self.chunks, addr) {
+            crate::io::os::advise_no_huge_pages_range(map, offset, HUGE_PAGE);
+        }
     }
 
     /// Whether [`page_prep`] should make another page ready: the heap is

@@ -43,6 +43,11 @@ pub(super) fn advise_huge_pages_range(map: &MmapMut, offset: usize, len: usize) 
     let _ = map.advise_range(Advice::HugePage, offset, len);
 }
 
+/// `MADV_NOHUGEPAGE` on a range of an anonymous map. Advisory.
+pub(super) fn advise_no_huge_pages_range(map: &MmapMut, offset: usize, len: usize) {
+    let _ = map.advise_range(Advice::NoHugePage, offset, len);
+}
+
 /// glibc's `malloc_trim(0)`.
 #[cfg(target_env = "gnu")]
 pub(super) fn malloc_trim() {

@@ -190,6 +190,17 @@ pub(crate) fn advise_huge_pages_range(map: &MmapMut, offset: usize, len: usize) 
     portable::advise_huge_pages_range(map, offset, len);
 }
 
+/// Advises `len` bytes of an anonymous map at `offset` to stay on small
+/// pages: the system's background collapse (`khugepaged`) then does not
+/// fill a range whose small pages were given back into a huge page again
+/// (Linux only).
+pub(crate) fn advise_no_huge_pages_range(map: &MmapMut, offset: usize, len: usize) {
+    #[cfg(target_os = "linux")]
+    linux::advise_no_huge_pages_range(map, offset, len);
+    #[cfg(not(target_os = "linux"))]
+    portable::advise_no_huge_pages_range(map, offset, len);
+}
+
 /// Gives the memory of `len` bytes of an anonymous map at `offset` (whole
 /// pages) back to the system; they stay mapped, and hold unspecified bytes
 /// when next touched (zeros on Unix, `MADV_DONTNEED`; their old contents on
