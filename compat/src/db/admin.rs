@@ -356,10 +356,19 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
                 .families()
                 .get(&cf)
                 .map_or(0, |f| f.base_level as u64),
+            // As in `get_memory_usage_stats`: the family's learned index
+            // stands where RocksDB's memtables do (it is never flushed
+            // away), the segments' key filters where its table readers'
+            // index and filter blocks do.
             "rocksdb.cur-size-active-mem-table"
             | "rocksdb.cur-size-all-mem-tables"
-            | "rocksdb.size-all-mem-tables"
-            | "rocksdb.num-entries-active-mem-table"
+            | "rocksdb.size-all-mem-tables" => {
+                engine.index_stats(KeyspaceId(cf)).rocks()?.memory_bytes as u64
+            }
+            "rocksdb.estimate-table-readers-mem" => {
+                self.family_share(cf, stats.memory_use.segment_filter_bytes)?
+            }
+            "rocksdb.num-entries-active-mem-table"
             | "rocksdb.num-entries-imm-mem-tables"
             | "rocksdb.num-deletes-active-mem-table"
             | "rocksdb.num-deletes-imm-mem-tables"
@@ -370,8 +379,7 @@ impl<T: ThreadMode, D: DBInner> DBCommon<T, D> {
             | "rocksdb.is-write-stopped"
             | "rocksdb.block-cache-capacity"
             | "rocksdb.block-cache-usage"
-            | "rocksdb.block-cache-pinned-usage"
-            | "rocksdb.estimate-table-readers-mem" => 0,
+            | "rocksdb.block-cache-pinned-usage" => 0,
             _ => return Ok(None),
         };
         Ok(Some(value.to_string()))

@@ -70,7 +70,7 @@ impl<'a> MemoryUsageBuilder<'a> {
             MemoryUsageStats {
                 mem_table_total: stats.index_bytes,
                 mem_table_unflushed: stats.index_bytes,
-                mem_table_readers_total: 0,
+                mem_table_readers_total: stats.memory_use.segment_filter_bytes,
                 cache_total: 0,
             }
         }));

@@ -7,8 +7,10 @@
 //!
 //! [`MemoryUsage`] reports AlexDB's real memory: the learned indexes stand
 //! where RocksDB's memtables do (`mem_table_total`, and
-//! `mem_table_unflushed`, since an index is never flushed away), the mapped
-//! segment files where its table readers do (`mem_table_readers_total`),
+//! `mem_table_unflushed`, since an index is never flushed away), the key
+//! filters of the segment files where its table readers' index and filter
+//! blocks do (`mem_table_readers_total`; the segments themselves are mapped
+//! files, not heap),
 //! and caches report their usage (`cache_total`; AlexDB fills no block
 //! cache, so it is 0).
 
