@@ -168,7 +168,10 @@ fn memtable_and_table_reader_sizes_are_the_index_and_the_filters() {
         .property_int_value_cf(&cf, properties::SIZE_ALL_MEM_TABLES)
         .unwrap()
         .unwrap();
-    assert!(family < many / 10, "an empty family's index is small: {family}");
+    assert!(
+        family < many / 10,
+        "an empty family's index is small: {family}"
+    );
     let usage = rocksdb::perf::get_memory_usage_stats(Some(&[&db]), None).unwrap();
     assert_eq!(
         int("rocksdb.estimate-table-readers-mem"),
