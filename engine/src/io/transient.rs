@@ -2,7 +2,7 @@
 //! keys, its decisions, its output) that maps each large block on its own
 //! and unmaps it when it is freed, so its memory goes back to the system
 //! at once (`mmap` on Unix, `VirtualAlloc` on Windows: see
-//! [`super::os::map_anon`]).
+//! `io::os::map_anon`).
 //!
 //! Through the process's allocator (glibc's malloc) a block above the mmap
 //! threshold is mapped on its own too, but freeing one raises the
