@@ -144,10 +144,10 @@ impl OrderedKeys {
         let mut forms = Vec::new();
         while let Some(at) = entry {
             let form = at.key().bytes();
-            if self.order.compare_user_keys(form, key) != std::cmp::Ordering::Equal {
-                break;
-            }
             if form != key {
+                if self.order.compare_user_keys(form, key) != std::cmp::Ordering::Equal {
+                    break;
+                }
                 forms.push(form.to_vec());
             }
             entry = at.next();
