@@ -1002,10 +1002,16 @@ impl OpWriter<'_> {
         classes: &mut BatchClasses<'a>,
         out: &mut alexdb_engine::WriteBatch,
     ) -> Result<bool, Error> {
-        let ordered = op
-            .cf()
-            .and_then(|cf| self.families.get(&cf))
-            .and_then(|f| f.ordered.as_ref());
+        // Without the gate held, no op writes a family with a comparator
+        // (the hold was decided from these families): the bytewise
+        // translation's own lookup is the only one a plain write pays.
+        let ordered = match self.held {
+            GateNeed::None => None,
+            GateNeed::Shared | GateNeed::Exclusive => op
+                .cf()
+                .and_then(|cf| self.families.get(&cf))
+                .and_then(|f| f.ordered.as_ref()),
+        };
         let op = match ordered {
             Some(keys) => {
                 match ordered_writes::translate(op, keys, self.engine, self.held, classes, out)? {
