@@ -40,7 +40,7 @@ mod write;
 pub use compaction::filter as compaction_filter;
 pub use db::{checkpoint, dir_lock, keyspace, memory_budget, stats};
 pub use format::location;
-pub use mvcc::range_tombstones;
+pub use mvcc::{key_order, range_tombstones};
 pub use read::{iter, log_reader, snapshot};
 pub use segment::summary as segment_summary;
 pub use write::{batch, key_locks, merge};

@@ -1,9 +1,11 @@
 //! Options for opening a database and for writes, with their defaults.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use crate::io::{FileSystem, StdFileSystem};
+use crate::mvcc::key_order::KeyOrder;
 
 /// Largest key accepted, in bytes (1 MiB).
 pub const MAX_KEY_BYTES: usize = 1 << 20;
@@ -113,6 +115,14 @@ pub struct Options {
     pub memory_budget: Option<crate::MemoryBudget>,
     /// The file system seam all file I/O goes through. Default: the real one.
     pub file_system: Arc<dyn FileSystem>,
+    /// The keyspaces (by name) whose range deletes follow an order of
+    /// their own rather than the keys' bytes (see
+    /// [`crate::mvcc::key_order`]). A keyspace's order is kept in the
+    /// `MANIFEST` from its first open with one (or its creation); an open
+    /// that names another order for such a keyspace is refused, and so is
+    /// one that names none, except a read-only open, which leaves the
+    /// keyspace out (as if it did not exist). Default: none.
+    pub key_orders: HashMap<String, Arc<dyn KeyOrder>>,
     /// Called on the compaction thread with the error's text each time a
     /// background compaction pass fails (the last one is also kept for
     /// [`crate::Db::background_error`]). Default: none.
@@ -138,6 +148,7 @@ impl Default for Options {
             pack_index_when_quiet: true,
             memory_budget: None,
             file_system: Arc::new(StdFileSystem),
+            key_orders: HashMap::new(),
             on_background_error: None,
         }
     }
@@ -157,6 +168,7 @@ impl fmt::Debug for Options {
             .field("pack_index_at_open", &self.pack_index_at_open)
             .field("pack_index_when_quiet", &self.pack_index_when_quiet)
             .field("memory_budget", &self.memory_budget)
+            .field("key_orders", &self.key_orders.keys().collect::<Vec<_>>())
             .field("on_background_error", &self.on_background_error.is_some())
             .finish_non_exhaustive()
     }

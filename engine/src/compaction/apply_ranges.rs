@@ -11,6 +11,11 @@
 //! pass at a time, so no entry moves under the walk; a new segment created
 //! by a rotation during the walk holds only writes newer than the
 //! tombstone, and the walk reloads the segment table to read past them.
+//!
+//! In a keyspace whose range deletes follow an order of its own (see
+//! [`crate::mvcc::key_order`]), a range's keys lie anywhere in the index's
+//! byte order: one walk of the whole keyspace applies every tombstone
+//! ready at once.
 
 use std::ops::Bound;
 
@@ -18,7 +23,7 @@ use crate::db::keyspace::Keyspace;
 use crate::db::shared::Shared;
 use crate::format::location::Location;
 use crate::index::ScanDirection;
-use crate::mvcc::range_tombstones::RangeTombstone;
+use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::mvcc::{Attempt, Retry, through_loaded_table};
 use crate::segment::resolver::TableResolver;
 
@@ -32,13 +37,52 @@ pub(crate) fn apply_range_tombstones(shared: &Shared) {
         let pending: Vec<_> = ks
             .range_tombstones()
             .iter()
-            .filter(|t| !t.is_applied())
+            .filter(|t| !t.is_applied() && applicable(shared, t))
             .cloned()
             .collect();
+        if pending.is_empty() {
+            continue;
+        }
+        if !ks.range_order().is_bytewise() {
+            let list = RangeTombstones::new(ks.range_order().clone(), pending.clone());
+            if walk(shared, ks, Bound::Unbounded, &Walk::Everywhere(&list)) {
+                pending.iter().for_each(|t| t.mark_applied());
+            }
+            continue;
+        }
         for t in pending {
-            if applicable(shared, &t) && apply_one(shared, ks, &t) {
+            let from = Bound::Included(t.start.clone());
+            if walk(shared, ks, from, &Walk::Range(&t)) {
                 t.mark_applied();
             }
+        }
+    }
+}
+
+/// What a walk applies.
+enum Walk<'a> {
+    /// One tombstone of a keyspace in the bytes' order: the walk ends at
+    /// its end.
+    Range(&'a RangeTombstone),
+    /// These tombstones, in the keyspace's own order: the walk covers the
+    /// keyspace.
+    Everywhere(&'a RangeTombstones),
+}
+
+impl Walk<'_> {
+    /// Whether the walk is past its last key at `key`.
+    fn past_end(&self, key: &[u8]) -> bool {
+        match self {
+            Walk::Range(t) => key >= t.end.as_slice(),
+            Walk::Everywhere(_) => false,
+        }
+    }
+
+    /// Whether the version of `key` at `seq` is deleted.
+    fn deletes(&self, key: &[u8], seq: u64) -> bool {
+        match self {
+            Walk::Range(t) => seq < t.seq,
+            Walk::Everywhere(list) => list.hides(key, seq, u64::MAX),
         }
     }
 }
@@ -48,13 +92,12 @@ fn applicable(shared: &Shared, t: &RangeTombstone) -> bool {
     t.seq <= shared.visible() && shared.snapshots.oldest_seq().is_none_or(|s| s >= t.seq)
 }
 
-/// Removes the index entries `t` covers, a chunk at a time. Returns whether
-/// it got through the whole range (else the tombstone stays unapplied and
-/// a later pass tries again).
-fn apply_one(shared: &Shared, ks: &Keyspace, t: &RangeTombstone) -> bool {
-    let mut from = Bound::Included(t.start.clone());
+/// Removes the index entries `what` deletes from `from` on, a chunk at a
+/// time. Returns whether it got through (else the tombstones stay
+/// unapplied and a later pass tries again).
+fn walk(shared: &Shared, ks: &Keyspace, mut from: Bound<Vec<u8>>, what: &Walk<'_>) -> bool {
     loop {
-        match apply_chunk(shared, ks, t, &from) {
+        match apply_chunk(shared, ks, what, &from) {
             Step::Next(key) => from = Bound::Excluded(key),
             Step::Done => return true,
             Step::Abandoned => return false,
@@ -76,7 +119,7 @@ enum Step {
 const RESOLVE_TRIES: u32 = 3;
 
 /// One chunk from `from`.
-fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<Vec<u8>>) -> Step {
+fn apply_chunk(shared: &Shared, ks: &Keyspace, what: &Walk<'_>, from: &Bound<Vec<u8>>) -> Step {
     let bound = match from {
         Bound::Included(k) => Bound::Included(k.as_slice()),
         Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
@@ -112,11 +155,11 @@ fn apply_chunk(shared: &Shared, ks: &Keyspace, t: &RangeTombstone, from: &Bound<
         else {
             return Step::Abandoned;
         };
-        if record.key >= t.end.as_slice() {
+        if what.past_end(record.key) {
             return Step::Done;
         }
         let key = record.key.to_vec();
-        if record.seq < t.seq && ks.index.remove_if(&key, p, &resolver) {
+        if what.deletes(&key, record.seq) && ks.index.remove_if(&key, p, &resolver) {
             if !loc.is_tombstone() {
                 // A delete was counted dead when it was written.
                 table.account_dead(loc);

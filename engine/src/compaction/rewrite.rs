@@ -13,6 +13,7 @@ use crate::format::location::{Location, MAX_SEGMENT_BYTES};
 use crate::format::record::{self, RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentHeader, SegmentKind};
 use crate::io::prefetch::prefetch_range;
+use crate::mvcc::key_order::RangeOrder;
 use crate::mvcc::range_tombstones::RangeTombstone;
 use crate::mvcc::{Attempt, Relocation, Relocations, Retry, SnapshotSet, through_loaded_table};
 use crate::segment::resolver::TableResolver;
@@ -132,14 +133,27 @@ impl Survivors {
         }
     }
 
-    /// A surviving segment that holds a record of `keyspace` older than
-    /// `seq` with a key in `[start, end)`, if any: exactly for sealed
-    /// segments (see `segment::key_directory`), by key span for the active
-    /// one, which still grows.
-    fn range_holder(&self, keyspace: u32, start: &[u8], end: &[u8], seq: u64) -> Option<u32> {
-        let holds = |s: &&Arc<Segment>| match s.id() == self.active {
-            true => s.min_seq() < seq && s.may_hold_keys(keyspace, start, end),
-            false => s.sealed_holds_older_in(keyspace, start, end, seq),
+    /// A surviving segment that holds a record of `ks` older than `t` with
+    /// a key `t` covers, if any: exactly for sealed segments (see
+    /// `segment::key_directory`), by key span for the active one, which
+    /// still grows (for a keyspace with an order of its own, whose ranges
+    /// have no span in the bytes' order: any record of the keyspace).
+    fn range_holder(&self, ks: &Keyspace, t: &RangeTombstone) -> Option<u32> {
+        let (keyspace, seq) = (ks.id().0, t.seq);
+        let order = ks.range_order();
+        let holds = |s: &&Arc<Segment>| match (s.id() == self.active, order) {
+            (true, RangeOrder::Bytewise) => {
+                s.min_seq() < seq && s.may_hold_keys(keyspace, &t.start, &t.end)
+            }
+            (false, RangeOrder::Bytewise) => {
+                s.sealed_holds_older_in(keyspace, &t.start, &t.end, seq)
+            }
+            // The range's keys lie anywhere in the bytes' order.
+            (true, RangeOrder::Custom(_)) => s.min_seq() < seq && s.may_hold_keyspace(keyspace),
+            (false, RangeOrder::Custom(_)) => {
+                let covered = |key: &[u8]| t.contains(order, key);
+                s.sealed_holds_older_where(keyspace, seq, &covered)
+            }
         };
         self.segments.iter().find(holds).map(|s| s.id())
     }
@@ -394,9 +408,9 @@ fn decide_range_tombstones<'a>(survivors: &Survivors, set: &SnapshotSet, out: &m
             .get(&seq)
             .cloned();
         let covers_a_copy = |t: &RangeTombstone| {
-            kept_for_readers
-                .iter()
-                .any(|&(ks, key, s)| ks == range.ks.id() && s < seq && t.contains(key))
+            kept_for_readers.iter().any(|&(ks, key, s)| {
+                ks == range.ks.id() && s < seq && t.contains(range.ks.range_order(), key)
+            })
         };
         let settled = tombstone.as_ref().is_some_and(|t| {
             t.is_applied() && seq <= set.visible && set.seqs.is_empty() && !covers_a_copy(t)
@@ -404,7 +418,7 @@ fn decide_range_tombstones<'a>(survivors: &Survivors, set: &SnapshotSet, out: &m
         let holder = tombstone
             .as_ref()
             .filter(|_| settled)
-            .and_then(|t| survivors.range_holder(range.ks.id().0, &t.start, &t.end, seq));
+            .and_then(|t| survivors.range_holder(&range.ks, t));
         if let Some(id) = holder {
             out.held_range_delete = true;
             out.holds.add(Holder::Segment(id), range.raw.len() as u64);

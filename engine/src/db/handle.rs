@@ -23,6 +23,7 @@ use crate::format::location::Location;
 use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_VERSION, SegmentHeader, SegmentKind, version_of};
 use crate::index::{AlexIndex, LeafForm};
+use crate::mvcc::key_order::{KeyspaceOrders, RangeOrder};
 use crate::mvcc::merge_stack;
 use crate::mvcc::snapshot_guard::SnapshotGuard;
 use crate::mvcc::{Holder, Relocations, SnapshotRegistry};
@@ -83,19 +84,25 @@ impl Db {
             let manifest = Manifest {
                 next_keyspace_id: 1,
                 keyspaces: vec![(0, DEFAULT_KEYSPACE.to_string())],
+                key_orders: Vec::new(),
                 live: None,
             };
             keyspace::write_manifest(&options.file_system, &dir, &manifest)?;
         }
-        let manifest = keyspace::read_manifest(&options.file_system, &dir)?;
+        let mut manifest = keyspace::read_manifest(&options.file_system, &dir)?;
+        let orders = KeyspaceOrders::resolve(&manifest, &options.key_orders)?;
         let recovered = recovery::recover(
             &options.file_system,
             &dir,
             &manifest,
             options.segment_bytes,
             recovery::Mode::Primary,
-            leaf_form(&options),
+            (leaf_form(&options), &orders),
         )?;
+        if !orders.adopted.is_empty() {
+            adopt_key_orders(&recovered, &orders.adopted, &mut manifest)?;
+            keyspace::write_manifest(&options.file_system, &dir, &manifest)?;
+        }
         let shared = Arc::new(build_shared(dir, options, Some(lock), manifest, recovered)?);
         retire_older_format_segment(&shared)?;
         // An open from the index checkpoint loads range deletes unapplied
@@ -238,19 +245,43 @@ impl Db {
             .collect()
     }
 
-    /// Creates a keyspace (or returns the existing one of that name).
+    /// Creates a keyspace (or returns the existing one of that name). Its
+    /// range deletes follow the order [`Options::key_orders`] names for it,
+    /// if any, else the keys' bytes.
     pub fn create_keyspace(&self, name: &str) -> Result<KeyspaceId> {
+        let order = match self.options.key_orders.get(name) {
+            Some(order) => RangeOrder::Custom(order.clone()),
+            None => RangeOrder::Bytewise,
+        };
+        self.create_keyspace_ordered(name, order)
+    }
+
+    /// Creates a keyspace whose range deletes follow `order` (or returns
+    /// the existing one of that name, if its order has the same name).
+    /// The order's name is kept in the `MANIFEST`: later opens must give
+    /// an order of that name in [`Options::key_orders`].
+    pub fn create_keyspace_ordered(&self, name: &str, order: RangeOrder) -> Result<KeyspaceId> {
         validate_name(name)?;
         let shared = self.shared();
         let mut w = shared.lock_writer();
         shared.check_poison()?;
         if let Some(ks) = shared.keyspaces.load().by_name(name) {
+            if ks.range_order().name() != order.name() {
+                return Err(Error::InvalidArgument(format!(
+                    "keyspace {name:?} exists with the key order {:?}, not {:?}",
+                    ks.range_order(),
+                    order
+                )));
+            }
             return Ok(ks.id());
         }
         let mut manifest = w.manifest.clone();
         let id = manifest.next_keyspace_id;
         manifest.next_keyspace_id += 1;
         manifest.keyspaces.push((id, name.to_string()));
+        if let Some(order_name) = order.name() {
+            manifest.key_orders.push((id, order_name.to_string()));
+        }
         durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
         let ks = Arc::new(Keyspace::new(
@@ -258,6 +289,7 @@ impl Db {
             name.to_string(),
             AlexIndex::new(),
             0,
+            order,
         ));
         if self.compactor.is_some() {
             crate::compaction::side_rebuilds::enable(&ks);
@@ -285,6 +317,7 @@ impl Db {
             .ok_or_else(|| Error::InvalidArgument(format!("keyspace {name:?} does not exist")))?;
         let mut manifest = w.manifest.clone();
         manifest.keyspaces.retain(|(id, _)| *id != ks.id().0);
+        manifest.key_orders.retain(|(id, _)| *id != ks.id().0);
         durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
         shared.keyspaces.store(Arc::new(keyspaces.without(ks.id())));
@@ -855,6 +888,28 @@ fn lock_dir(dir: &Path, options: &Options) -> Result<DirLock> {
     })
 }
 
+/// Records in `manifest` the key orders `adopted` for keyspaces the
+/// `MANIFEST` gave none: refused for a keyspace that holds range deletes,
+/// which were written in the keys' bytes' order.
+fn adopt_key_orders(
+    recovered: &recovery::Recovered,
+    adopted: &[(u32, String)],
+    manifest: &mut Manifest,
+) -> Result<()> {
+    for (id, order) in adopted {
+        let ks = recovered.keyspaces.iter().find(|ks| ks.id().0 == *id);
+        if let Some(ks) = ks.filter(|ks| !ks.range_tombstones().is_empty()) {
+            return Err(Error::InvalidArgument(format!(
+                "keyspace {:?} holds range deletes in the keys' bytes' order: \
+                 it cannot take the key order {order:?}",
+                ks.name()
+            )));
+        }
+        manifest.key_orders.push((*id, order.clone()));
+    }
+    Ok(())
+}
+
 /// Recovers the database at `dir` read-only (see [`Db::open_read_only`]).
 fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
     let options = options.normalized();
@@ -862,7 +917,7 @@ fn open_read_only_state(dir: &Path, options: Options) -> Result<Shared> {
         &options.file_system,
         dir,
         options.segment_bytes,
-        leaf_form(&options),
+        (leaf_form(&options), &options.key_orders),
     )?;
     let shared = build_shared(dir.to_path_buf(), options, None, manifest, recovered)?;
     // In memory only, as at a primary's open (see `Db::open`).

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::manifest::Manifest;
 use crate::index::AlexIndex;
 use crate::io::FileSystem;
+use crate::mvcc::key_order::RangeOrder;
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::options::Compression;
 use crate::write::merge::SharedMergeFunction;
@@ -43,6 +44,8 @@ pub struct Keyspace {
     merge_stack_limit: AtomicU16,
     /// How compaction stores this keyspace's values ([`Compression`]'s code).
     compression: AtomicU8,
+    /// The order its range deletes follow (fixed at open or creation).
+    range_order: RangeOrder,
     /// Live range deletes; readers load, writers and compaction publish.
     range_tombstones: ArcSwap<RangeTombstones>,
     /// Whether `range_tombstones` holds any, so that a point read of a
@@ -51,7 +54,14 @@ pub struct Keyspace {
 }
 
 impl Keyspace {
-    pub(crate) fn new(id: KeyspaceId, name: String, index: AlexIndex, live_keys: u64) -> Self {
+    pub(crate) fn new(
+        id: KeyspaceId,
+        name: String,
+        index: AlexIndex,
+        live_keys: u64,
+        range_order: RangeOrder,
+    ) -> Self {
+        let range_tombstones = ArcSwap::from_pointee(RangeTombstones::empty(range_order.clone()));
         Keyspace {
             id,
             name,
@@ -61,7 +71,8 @@ impl Keyspace {
             compaction_filter: RwLock::new(FilterSlot::default()),
             merge_stack_limit: AtomicU16::new(crate::merge::DEFAULT_MERGE_STACK_LIMIT),
             compression: AtomicU8::new(Compression::None.code()),
-            range_tombstones: ArcSwap::from_pointee(RangeTombstones::default()),
+            range_order,
+            range_tombstones,
             any_range_tombstones: AtomicBool::new(false),
         }
     }
@@ -104,6 +115,11 @@ impl Keyspace {
             }
             last = payloads.last().copied();
         }
+    }
+
+    /// The order its range deletes follow.
+    pub fn range_order(&self) -> &RangeOrder {
+        &self.range_order
     }
 
     /// The live range tombstones.

@@ -8,8 +8,12 @@
 //!   8     4   format version (2; version 1 is read too)
 //!  12     4   next keyspace id (ids are never reused)
 //!  16     4   number n of keyspaces
-//!  20     4   flags: bit 0 = a live-segment section follows the entries
+//!  20     4   flags: bit 0 = a live-segment section follows the entries,
+//!             bit 1 = a key-order section follows (a reader that does not
+//!             know a flag refuses the manifest)
 //!  24     -   n entries: keyspace id (4), name length (4), name (UTF-8)
+//!   -     -   if flag bit 1: number m of key orders (4), then m entries:
+//!             keyspace id (4), order name length (4), order name (UTF-8)
 //!   -     -   if flag bit 0: the live-segment section (`live_segments.rs`)
 //!  end-4  4   CRC-32C of every preceding byte
 //! ```
@@ -28,6 +32,8 @@ const FLAGS_AT: usize = 20;
 const ENTRIES_AT: usize = 24;
 /// Flag bit: the manifest lists the live segments.
 const FLAG_LIVE_SEGMENTS: u32 = 1;
+/// Flag bit: the manifest names the key orders of keyspaces that have one.
+const FLAG_KEY_ORDERS: u32 = 2;
 
 /// The decoded manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +42,9 @@ pub struct Manifest {
     pub next_keyspace_id: u32,
     /// The live keyspaces, `(id, name)`.
     pub keyspaces: Vec<(u32, String)>,
+    /// The keyspaces whose range deletes follow an order of their own
+    /// (see [`crate::mvcc::key_order`]), `(id, order name)`.
+    pub key_orders: Vec<(u32, String)>,
     /// The segments the database needs and the active segment's durable
     /// watermark; `None` in a manifest written before they were recorded
     /// (recovery then follows the older rules of `FORMAT.md`).
@@ -51,17 +60,23 @@ impl Manifest {
         b.extend_from_slice(&self.next_keyspace_id.to_le_bytes());
         let n = u32::try_from(self.keyspaces.len()).expect("keyspace count fits in u32");
         b.extend_from_slice(&n.to_le_bytes());
-        let flags = if self.live.is_some() {
-            FLAG_LIVE_SEGMENTS
-        } else {
-            0
-        };
+        let mut flags = 0;
+        if self.live.is_some() {
+            flags |= FLAG_LIVE_SEGMENTS;
+        }
+        if !self.key_orders.is_empty() {
+            flags |= FLAG_KEY_ORDERS;
+        }
         b.extend_from_slice(&flags.to_le_bytes());
         for (id, name) in &self.keyspaces {
-            b.extend_from_slice(&id.to_le_bytes());
-            let len = u32::try_from(name.len()).expect("keyspace names are short");
-            b.extend_from_slice(&len.to_le_bytes());
-            b.extend_from_slice(name.as_bytes());
+            encode_entry(&mut b, *id, name);
+        }
+        if !self.key_orders.is_empty() {
+            let m = u32::try_from(self.key_orders.len()).expect("key order count fits in u32");
+            b.extend_from_slice(&m.to_le_bytes());
+            for (id, name) in &self.key_orders {
+                encode_entry(&mut b, *id, name);
+            }
         }
         if let Some(live) = &self.live {
             live.encode_into(&mut b);
@@ -87,35 +102,60 @@ impl Manifest {
         let next_keyspace_id = read_u32(b, 12);
         let n = read_u32(b, 16) as usize;
         let mut at = ENTRIES_AT;
-        let mut keyspaces = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            if at + 8 > body.len() {
-                return Err("manifest entry runs past the end".into());
-            }
-            let id = read_u32(b, at);
-            let len = read_u32(b, at + 4) as usize;
-            at += 8;
-            let name = body
-                .get(at..at + len)
-                .ok_or("manifest name runs past the end")?;
-            let name =
-                String::from_utf8(name.to_vec()).map_err(|_| "keyspace name is not UTF-8")?;
-            keyspaces.push((id, name));
-            at += len;
-        }
+        let keyspaces = decode_entries(body, &mut at, n)?;
         let flags = read_u32(b, FLAGS_AT);
-        let live = match flags {
+        if flags & !(FLAG_LIVE_SEGMENTS | FLAG_KEY_ORDERS) != 0 {
+            return Err(format!("unknown manifest flags {flags:#x}"));
+        }
+        let mut key_orders = Vec::new();
+        if flags & FLAG_KEY_ORDERS != 0 {
+            let m = body
+                .get(at..at + 4)
+                .map(|_| read_u32(body, at) as usize)
+                .ok_or("manifest key orders run past the end")?;
+            at += 4;
+            key_orders = decode_entries(body, &mut at, m)?;
+        }
+        let live = match flags & FLAG_LIVE_SEGMENTS {
             0 if at == body.len() => None,
             0 => return Err("manifest has bytes after its last entry".into()),
-            FLAG_LIVE_SEGMENTS => Some(LiveSegments::decode(&body[at..])?),
-            other => return Err(format!("unknown manifest flags {other:#x}")),
+            _ => Some(LiveSegments::decode(&body[at..])?),
         };
         Ok(Manifest {
             next_keyspace_id,
             keyspaces,
+            key_orders,
             live,
         })
     }
+}
+
+/// Appends an entry: an id, then a name's length and bytes.
+fn encode_entry(b: &mut Vec<u8>, id: u32, name: &str) {
+    b.extend_from_slice(&id.to_le_bytes());
+    let len = u32::try_from(name.len()).expect("keyspace and order names are short");
+    b.extend_from_slice(&len.to_le_bytes());
+    b.extend_from_slice(name.as_bytes());
+}
+
+/// Decodes `n` entries from `body` at `at`, moving `at` past them.
+fn decode_entries(body: &[u8], at: &mut usize, n: usize) -> Result<Vec<(u32, String)>, String> {
+    let mut entries = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        if *at + 8 > body.len() {
+            return Err("manifest entry runs past the end".into());
+        }
+        let id = read_u32(body, *at);
+        let len = read_u32(body, *at + 4) as usize;
+        *at += 8;
+        let name = body
+            .get(*at..*at + len)
+            .ok_or("manifest name runs past the end")?;
+        let name = String::from_utf8(name.to_vec()).map_err(|_| "manifest name is not UTF-8")?;
+        entries.push((id, name));
+        *at += len;
+    }
+    Ok(entries)
 }
 
 #[cfg(test)]
@@ -127,8 +167,11 @@ mod tests {
         let mut m = Manifest {
             next_keyspace_id: 4,
             keyspaces: vec![(0, "default".into()), (3, "users".into())],
+            key_orders: Vec::new(),
             live: None,
         };
+        assert_eq!(Manifest::decode(&m.encode()), Ok(m.clone()));
+        m.key_orders = vec![(3, "case-insensitive".into())];
         assert_eq!(Manifest::decode(&m.encode()), Ok(m.clone()));
         m.live = Some(LiveSegments {
             ids: vec![2, 5],

@@ -13,6 +13,7 @@
 //! [`Relocations`] map, which chain walks consult when a `prev` location
 //! points into a segment that no longer exists.
 
+pub mod key_order;
 pub(crate) mod merge_stack;
 pub mod range_tombstones;
 mod registry;

@@ -2,7 +2,8 @@
 //! sequence number, whatever the number of keys it covers.
 //!
 //! Each keyspace keeps its live range tombstones in memory, sorted by start
-//! key and published through `arc-swap` (rebuilt by recovery from the log).
+//! key in the keyspace's [`RangeOrder`] and published through `arc-swap`
+//! (rebuilt by recovery from the log).
 //! A version of a key is hidden from a reader at sequence number `s` when a
 //! tombstone with a sequence number in `(version, s]` covers the key.
 //!
@@ -13,8 +14,11 @@
 //! applied and no record older than it survives outside the compaction's
 //! inputs (see `compaction/rewrite.rs`).
 
+use std::cmp::Ordering as KeyOrdering;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::key_order::RangeOrder;
 
 /// One range delete.
 #[derive(Debug)]
@@ -40,9 +44,9 @@ impl RangeTombstone {
         }
     }
 
-    /// Whether `key` lies in `[start, end)`.
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.start.as_slice() <= key && key < self.end.as_slice()
+    /// Whether `key` lies in `[start, end)` in `order`.
+    pub fn contains(&self, order: &RangeOrder, key: &[u8]) -> bool {
+        order.covers(&self.start, &self.end, key)
     }
 
     /// Whether compaction has removed the index entries it covers.
@@ -55,8 +59,9 @@ impl RangeTombstone {
     }
 }
 
-/// A keyspace's live range tombstones, sorted by start key then sequence
-/// number. Immutable once published; writers publish a new list.
+/// A keyspace's live range tombstones, sorted by start key (in the
+/// keyspace's [`RangeOrder`]) then sequence number. Immutable once
+/// published; writers publish a new list.
 ///
 /// The list is cut into chunks of at most 128 tombstones (`CHUNK_MOST`), each
 /// shared (`Arc`) between successive lists: a range delete copies the
@@ -72,6 +77,7 @@ impl RangeTombstone {
 /// (after one step for disjoint ranges, however many there are).
 #[derive(Debug, Default, Clone)]
 pub struct RangeTombstones {
+    order: RangeOrder,
     chunks: Vec<Arc<Chunk>>,
     chunk_reach: Vec<u32>,
     len: usize,
@@ -89,8 +95,8 @@ struct Chunk {
 
 impl Chunk {
     /// A chunk of these tombstones (in order, at least one).
-    fn new(list: Vec<Arc<RangeTombstone>>) -> Chunk {
-        let reach = widest_so_far(list.len(), |i| &list[i].end);
+    fn new(order: &RangeOrder, list: Vec<Arc<RangeTombstone>>) -> Chunk {
+        let reach = widest_so_far(order, list.len(), |i| &list[i].end);
         Chunk { list, reach }
     }
 
@@ -106,6 +112,7 @@ impl Chunk {
     /// `upto`; `best` is the best found so far in later chunks.
     fn covering<'a>(
         &'a self,
+        order: &RangeOrder,
         upto: usize,
         key: &[u8],
         (version_seq, read_seq): (u64, u64),
@@ -114,12 +121,16 @@ impl Chunk {
         let mut i = upto;
         while i > 0 {
             i -= 1;
-            if self.list[self.reach[i] as usize].end.as_slice() <= key {
+            if order
+                .compare(&self.list[self.reach[i] as usize].end, key)
+                .is_le()
+            {
                 break;
             }
             let t = &*self.list[i];
             let visible = t.seq > version_seq && t.seq <= read_seq;
-            if visible && key < t.end.as_slice() && best.is_none_or(|b| t.seq > b.seq) {
+            let before_end = order.compare(key, &t.end).is_lt();
+            if visible && before_end && best.is_none_or(|b| t.seq > b.seq) {
                 best = Some(t);
             }
         }
@@ -130,11 +141,11 @@ impl Chunk {
 /// For each of `n` items, the position of the one with the largest end
 /// (`end_of`) among it and those before it: the reach a backward walk
 /// stops at.
-fn widest_so_far<'a>(n: usize, end_of: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
+fn widest_so_far<'a>(order: &RangeOrder, n: usize, end_of: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
     let mut reach: Vec<u32> = Vec::with_capacity(n);
     for i in 0..n {
         let widest = match reach.last() {
-            Some(&r) if end_of(r as usize) >= end_of(i) => r,
+            Some(&r) if order.compare(end_of(r as usize), end_of(i)).is_ge() => r,
             _ => i as u32,
         };
         reach.push(widest);
@@ -142,37 +153,53 @@ fn widest_so_far<'a>(n: usize, end_of: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
     reach
 }
 
-/// The order of the list.
-fn order(a: &RangeTombstone, b: &RangeTombstone) -> std::cmp::Ordering {
-    a.start.cmp(&b.start).then(a.seq.cmp(&b.seq))
+/// The order of the list: by start key in `order`, then sequence number.
+fn list_order(order: &RangeOrder, a: &RangeTombstone, b: &RangeTombstone) -> KeyOrdering {
+    order.compare(&a.start, &b.start).then(a.seq.cmp(&b.seq))
 }
 
 impl RangeTombstones {
-    /// A list of these tombstones.
-    pub fn new(mut list: Vec<Arc<RangeTombstone>>) -> Self {
-        list.sort_by(|a, b| order(a, b));
-        Self::sorted(list)
+    /// A list of these tombstones, whose ranges are in `order`.
+    pub fn new(order: RangeOrder, mut list: Vec<Arc<RangeTombstone>>) -> Self {
+        list.sort_by(|a, b| list_order(&order, a, b));
+        Self::sorted(order, list)
+    }
+
+    /// An empty list whose ranges are in `order`.
+    pub fn empty(order: RangeOrder) -> Self {
+        Self::new(order, Vec::new())
     }
 
     /// A list of tombstones already in order, cut into half-full chunks.
-    fn sorted(list: Vec<Arc<RangeTombstone>>) -> Self {
+    fn sorted(order: RangeOrder, list: Vec<Arc<RangeTombstone>>) -> Self {
         let chunks = list
             .chunks(CHUNK_MOST / 2)
-            .map(|part| Arc::new(Chunk::new(part.to_vec())))
+            .map(|part| Arc::new(Chunk::new(&order, part.to_vec())))
             .collect();
-        Self::of_chunks(chunks)
+        Self::of_chunks(order, chunks)
     }
 
     /// The list made of `chunks` (in order, none empty), with the reach
     /// across them computed.
-    fn of_chunks(chunks: Vec<Arc<Chunk>>) -> Self {
-        let chunk_reach = widest_so_far(chunks.len(), |c| chunks[c].widest_end());
+    fn of_chunks(order: RangeOrder, chunks: Vec<Arc<Chunk>>) -> Self {
+        let chunk_reach = widest_so_far(&order, chunks.len(), |c| chunks[c].widest_end());
         let len = chunks.iter().map(|c| c.list.len()).sum();
         RangeTombstones {
+            order,
             chunks,
             chunk_reach,
             len,
         }
+    }
+
+    /// The order the ranges are in.
+    pub fn order(&self) -> &RangeOrder {
+        &self.order
+    }
+
+    /// Whether `t` (one of this list's kind) covers `key`.
+    pub fn contains(&self, t: &RangeTombstone, key: &[u8]) -> bool {
+        t.contains(&self.order, key)
     }
 
     /// Whether there are none (the readers' fast path).
@@ -196,23 +223,27 @@ impl RangeTombstones {
     pub fn covering(&self, key: &[u8], version_seq: u64, read_seq: u64) -> Option<&RangeTombstone> {
         // Chunks whose first tombstone starts at or before the key; of the
         // last one, only its tombstones that do.
+        let order = &self.order;
         let mut c = self
             .chunks
-            .partition_point(|chunk| chunk.list[0].start.as_slice() <= key);
+            .partition_point(|chunk| order.compare(&chunk.list[0].start, key).is_le());
         let mut best = None;
         let mut last = true;
         while c > 0 {
             c -= 1;
-            if self.chunks[self.chunk_reach[c] as usize].widest_end() <= key {
+            let widest = self.chunks[self.chunk_reach[c] as usize].widest_end();
+            if order.compare(widest, key).is_le() {
                 break;
             }
             let chunk = &self.chunks[c];
             let upto = match last {
-                true => chunk.list.partition_point(|t| t.start.as_slice() <= key),
+                true => chunk
+                    .list
+                    .partition_point(|t| order.compare(&t.start, key).is_le()),
                 false => chunk.list.len(),
             };
             last = false;
-            best = chunk.covering(upto, key, (version_seq, read_seq), best);
+            best = chunk.covering(order, upto, key, (version_seq, read_seq), best);
         }
         best
     }
@@ -227,25 +258,26 @@ impl RangeTombstones {
     /// lands in (split in two once over 128) and of the chunk
     /// handles, not of the whole list.
     pub fn with(&self, tombstone: Arc<RangeTombstone>) -> Self {
-        let before = |chunk: &Arc<Chunk>| order(&chunk.list[0], &tombstone).is_le();
+        let order = &self.order;
+        let before = |chunk: &Arc<Chunk>| list_order(order, &chunk.list[0], &tombstone).is_le();
         let at = self.chunks.partition_point(before).saturating_sub(1);
         let mut list = match self.chunks.get(at) {
             Some(chunk) => chunk.list.clone(),
             None => Vec::new(),
         };
-        let pos = list.partition_point(|t| order(t, &tombstone).is_le());
+        let pos = list.partition_point(|t| list_order(order, t, &tombstone).is_le());
         list.insert(pos, tombstone);
         let mut chunks = Vec::with_capacity(self.chunks.len() + 1);
         chunks.extend_from_slice(&self.chunks[..at]);
         if list.len() > CHUNK_MOST {
             let upper = list.split_off(list.len() / 2);
-            chunks.push(Arc::new(Chunk::new(list)));
-            chunks.push(Arc::new(Chunk::new(upper)));
+            chunks.push(Arc::new(Chunk::new(order, list)));
+            chunks.push(Arc::new(Chunk::new(order, upper)));
         } else {
-            chunks.push(Arc::new(Chunk::new(list)));
+            chunks.push(Arc::new(Chunk::new(order, list)));
         }
         chunks.extend_from_slice(self.chunks.get(at + 1..).unwrap_or_default());
-        Self::of_chunks(chunks)
+        Self::of_chunks(self.order.clone(), chunks)
     }
 
     /// This list without the tombstones whose sequence numbers are in `seqs`.
@@ -257,7 +289,7 @@ impl RangeTombstones {
             .filter(|t| seqs.binary_search(&t.seq).is_err())
             .cloned()
             .collect();
-        Self::sorted(list)
+        Self::sorted(self.order.clone(), list)
     }
 }
 
@@ -266,10 +298,13 @@ mod tests {
     use super::*;
 
     fn list() -> RangeTombstones {
-        RangeTombstones::new(vec![
-            Arc::new(RangeTombstone::new(b"b".to_vec(), b"d".to_vec(), 10, false)),
-            Arc::new(RangeTombstone::new(b"a".to_vec(), b"c".to_vec(), 20, false)),
-        ])
+        RangeTombstones::new(
+            RangeOrder::Bytewise,
+            vec![
+                Arc::new(RangeTombstone::new(b"b".to_vec(), b"d".to_vec(), 10, false)),
+                Arc::new(RangeTombstone::new(b"a".to_vec(), b"c".to_vec(), 20, false)),
+            ],
+        )
     }
 
     #[test]
@@ -316,7 +351,7 @@ mod tests {
         assert!(
             list.iter()
                 .zip(list.iter().skip(1))
-                .all(|(a, b)| order(a, b).is_lt())
+                .all(|(a, b)| list_order(&RangeOrder::Bytewise, a, b).is_lt())
         );
     }
 
@@ -328,19 +363,47 @@ mod tests {
         assert!(l.hides(b"b", 1, 30));
     }
 
+    /// Orders keys by their bytes read from the last: the keys a range
+    /// covers are scattered through the bytes' order.
+    struct LastByteFirst;
+
+    impl crate::mvcc::key_order::KeyOrder for LastByteFirst {
+        fn name(&self) -> &str {
+            "last-byte-first"
+        }
+        fn compare(&self, a: &[u8], b: &[u8]) -> KeyOrdering {
+            a.iter().rev().cmp(b.iter().rev())
+        }
+    }
+
     /// The walk that stops at the reach must find what a scan of every
     /// tombstone finds: nested, overlapping, disjoint and equal ranges,
     /// added one at a time as range deletes are.
     #[test]
     fn lookups_match_a_scan_of_every_tombstone() {
+        lookups_match_a_scan_in(RangeOrder::Bytewise);
+    }
+
+    /// The same in an order of the keyspace's own, where a range's keys
+    /// are not neighbours in the bytes' order.
+    #[test]
+    fn lookups_match_a_scan_in_a_custom_order() {
+        lookups_match_a_scan_in(RangeOrder::Custom(Arc::new(LastByteFirst)));
+    }
+
+    fn lookups_match_a_scan_in(order: RangeOrder) {
         let mut rng = crate::test_rng::TestRng::new(0x2545_f491_4f6c_dd1d);
         let mut next = |m: u64| rng.below(m);
-        let mut list = RangeTombstones::default();
+        // Keys whose order is the number's in either order.
+        let key = |k: u64| match order.is_bytewise() {
+            true => k.to_be_bytes().to_vec(),
+            false => k.to_le_bytes().to_vec(),
+        };
+        let mut list = RangeTombstones::empty(order.clone());
         let mut all = Vec::new();
         for seq in 1..=1_200u64 {
             let start = next(1000);
             let end = start + 1 + next(if seq % 10 == 0 { 400 } else { 8 });
-            let key = |k: u64| k.to_be_bytes().to_vec();
             let t = Arc::new(RangeTombstone::new(key(start), key(end), seq, false));
             all.push(t.clone());
             list = list.with(t);
@@ -349,7 +412,7 @@ mod tests {
                 let (version, read) = (next(seq + 1), next(seq + 2));
                 let expected = all
                     .iter()
-                    .filter(|t| t.seq > version && t.seq <= read && t.contains(&k))
+                    .filter(|t| t.seq > version && t.seq <= read && t.contains(&order, &k))
                     .max_by_key(|t| t.seq)
                     .map(|t| t.seq);
                 let found = list.covering(&k, version, read).map(|t| t.seq);
@@ -366,7 +429,7 @@ mod tests {
             let key = all[seq as usize - 1].start.clone();
             let expected = all
                 .iter()
-                .filter(|t| t.seq % 3 != 0 && t.contains(&key))
+                .filter(|t| t.seq % 3 != 0 && t.contains(&order, &key))
                 .map(|t| t.seq)
                 .max();
             assert_eq!(kept.covering(&key, 0, u64::MAX).map(|t| t.seq), expected);

@@ -35,6 +35,7 @@ use crate::format::manifest::Manifest;
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::{AlexIndex, KeyResolver, LeafForm};
 use crate::io::{FileSystem, OpenMode, ReadOnlyMap};
+use crate::mvcc::key_order::{KeyspaceOrders, RangeOrder};
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::recovery::checkpoint_mark::CheckpointMark;
 use crate::segment::resolver::TableResolver;
@@ -52,7 +53,7 @@ pub(super) fn recover(
     live: &LiveSegments,
     opened: &Opened,
     mode: Mode,
-    form: LeafForm,
+    (form, orders): (LeafForm, &KeyspaceOrders),
 ) -> Result<Option<Recovered>> {
     let Some(bytes) = map_checkpoint(fs, &dir.join(INDEX_FILE)) else {
         return Ok(None);
@@ -87,7 +88,7 @@ pub(super) fn recover(
         restore_below_cut(segment, info);
     }
     let table = SegmentTable::new(opened.segments.clone());
-    let keyspaces = load_keyspaces(manifest, &checkpoint, &table, form)?;
+    let keyspaces = load_keyspaces(manifest, &checkpoint, &table, (form, orders))?;
     let mut last_seq = checkpoint.cut.seq;
     for (s, scan) in split.unread.iter().zip(&scans) {
         last_seq = last_seq.max(s.header().seq_floor.saturating_sub(1));
@@ -227,15 +228,18 @@ fn load_keyspaces(
     manifest: &Manifest,
     c: &IndexCheckpoint<'_>,
     table: &SegmentTable,
-    form: LeafForm,
+    (form, orders): (LeafForm, &KeyspaceOrders),
 ) -> Result<HashMap<u32, Arc<Keyspace>>> {
     let mut sections: HashMap<u32, &KeyspaceSection<'_>> =
         c.keyspaces.iter().map(|k| (k.id, k)).collect();
     let mut out = HashMap::new();
     for (id, name) in &manifest.keyspaces {
         let keyspace = match sections.remove(id) {
-            Some(section) => load_keyspace(*id, name, section, table, form),
-            None => Keyspace::new(KeyspaceId(*id), name.clone(), AlexIndex::new(), 0),
+            Some(section) => load_keyspace((*id, name, orders.of(*id)), section, table, form),
+            None => {
+                let order = orders.of(*id);
+                Keyspace::new(KeyspaceId(*id), name.clone(), AlexIndex::new(), 0, order)
+            }
         };
         out.insert(*id, Arc::new(keyspace));
     }
@@ -252,8 +256,7 @@ fn load_keyspaces(
 
 /// One keyspace from its section: entries into live segments only.
 fn load_keyspace(
-    id: u32,
-    name: &str,
+    (id, name, order): (u32, &str, RangeOrder),
     s: &KeyspaceSection<'_>,
     table: &SegmentTable,
     form: LeafForm,
@@ -274,7 +277,7 @@ fn load_keyspace(
     let live = (0..len as u64)
         .filter(|&p| !Location(s.location(resolver.entry(p))).is_tombstone())
         .count() as u64;
-    let keyspace = Keyspace::new(KeyspaceId(id), name.to_string(), index, live);
+    let keyspace = Keyspace::new(KeyspaceId(id), name.to_string(), index, live, order.clone());
     let tombstones = s
         .tombstones
         .iter()
@@ -283,7 +286,7 @@ fn load_keyspace(
             Arc::new(RangeTombstone::new(start, end, t.seq, t.applied))
         })
         .collect();
-    keyspace.set_range_tombstones(RangeTombstones::new(tombstones));
+    keyspace.set_range_tombstones(RangeTombstones::new(order, tombstones));
     keyspace
 }
 
@@ -369,7 +372,7 @@ fn publish_replayed_ranges(keyspace: &Keyspace, replayed: Vec<RangeTombstone>) {
                 .map(Arc::new),
         )
         .collect();
-    keyspace.set_range_tombstones(RangeTombstones::new(list));
+    keyspace.set_range_tombstones(RangeTombstones::new(keyspace.range_order().clone(), list));
 }
 
 /// Replays one point record: it replaces the key's entry unless that entry

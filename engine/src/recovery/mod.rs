@@ -45,6 +45,7 @@ use crate::format::record::{RecordKind, RecordView};
 use crate::format::segment_header::{SEGMENT_HEADER_BYTES, SegmentKind};
 use crate::index::{AlexIndex, LeafForm};
 use crate::io::FileSystem;
+use crate::mvcc::key_order::KeyspaceOrders;
 use crate::mvcc::range_tombstones::{RangeTombstone, RangeTombstones};
 use crate::segment::file_scan::scan_file_from;
 use crate::segment::resolver::TableResolver;
@@ -94,12 +95,12 @@ pub(crate) fn recover(
     manifest: &Manifest,
     segment_bytes: u64,
     mode: Mode,
-    form: LeafForm,
+    (form, orders): (LeafForm, &KeyspaceOrders),
 ) -> Result<Recovered> {
     let opened = files::open_segments(fs, dir, manifest.live.as_ref(), segment_bytes, mode)?;
     if let Some(live) = &manifest.live
         && let Some(recovered) =
-            checkpointed::recover(fs, dir, manifest, live, &opened, mode, form)?
+            checkpointed::recover(fs, dir, manifest, live, &opened, mode, (form, orders))?
     {
         if mode == Mode::Primary {
             files::remove_leftovers(fs, &opened.leftovers)?;
@@ -131,7 +132,7 @@ pub(crate) fn recover(
             }
         }
     }
-    let keyspaces = build_keyspaces(manifest, &table, by_ks, form);
+    let keyspaces = build_keyspaces(manifest, &table, by_ks, (form, orders));
     if mode == Mode::Primary {
         files::remove_leftovers(fs, &opened.leftovers)?;
     }
@@ -211,7 +212,7 @@ fn build_keyspaces(
     manifest: &Manifest,
     table: &SegmentTable,
     mut by_ks: HashMap<u32, Vec<Found<'_>>>,
-    form: LeafForm,
+    (form, orders): (LeafForm, &KeyspaceOrders),
 ) -> Vec<Arc<Keyspace>> {
     let resolver = TableResolver::new(table);
     let mut out = Vec::new();
@@ -227,7 +228,9 @@ fn build_keyspaces(
                 s.add_dead(u64::from(f.len));
             }
         }
+        let order = orders.of(*id);
         let tombstones = RangeTombstones::new(
+            order.clone(),
             ranges
                 .iter()
                 .map(|f| {
@@ -270,7 +273,7 @@ fn build_keyspaces(
             live += u64::from(!f.loc.is_tombstone());
         }
         let index = AlexIndex::bulk_load_as(&payloads, &resolver, form);
-        let keyspace = Keyspace::new(KeyspaceId(*id), name.clone(), index, live);
+        let keyspace = Keyspace::new(KeyspaceId(*id), name.clone(), index, live, order);
         keyspace.set_range_tombstones(tombstones);
         out.push(Arc::new(keyspace));
     }

@@ -9,6 +9,7 @@
 //! with the error of its last attempt. Once a segment is mapped, its removal
 //! does not matter: the map keeps its pages.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use crate::io::FileSystem;
 use super::files::is_vanished_segment;
 use super::{Mode, Recovered, recover};
 use crate::index::LeafForm;
+use crate::mvcc::key_order::{KeyOrder, KeyspaceOrders};
 
 /// How many times the MANIFEST is read before a missing segment is reported.
 pub(crate) const ATTEMPTS: usize = 5;
@@ -30,12 +32,20 @@ pub(crate) fn recover_read_only(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     segment_bytes: u64,
-    form: LeafForm,
+    (form, given): (LeafForm, &HashMap<String, Arc<dyn KeyOrder>>),
 ) -> Result<(Manifest, Recovered)> {
     let mut attempt = 1;
     loop {
-        let manifest = read_existing_manifest(fs, dir)?;
-        match recover(fs, dir, &manifest, segment_bytes, Mode::ReadOnly, form) {
+        let mut manifest = read_existing_manifest(fs, dir)?;
+        let orders = KeyspaceOrders::resolve_for_reader(&mut manifest, given)?;
+        match recover(
+            fs,
+            dir,
+            &manifest,
+            segment_bytes,
+            Mode::ReadOnly,
+            (form, &orders),
+        ) {
             Ok(recovered) => return Ok((manifest, recovered)),
             Err(e) if attempt < ATTEMPTS && is_vanished_segment(&e) => attempt += 1,
             Err(e) => return Err(e),

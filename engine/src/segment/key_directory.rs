@@ -103,6 +103,37 @@ impl KeyDirectory {
         false
     }
 
+    /// Whether a record of `keyspace` with a sequence number below `seq`
+    /// and a key `covered` accepts is in `bytes` (the same segment's
+    /// bytes): every record of the keyspace is a candidate, but a block
+    /// whose records are all newer is passed over whole. A record that
+    /// cannot be read counts as such a record.
+    pub fn holds_older_where(
+        &self,
+        bytes: &[u8],
+        keyspace: u32,
+        seq: u64,
+        covered: &dyn Fn(&[u8]) -> bool,
+    ) -> bool {
+        let first = self.position(bytes, keyspace, &[]);
+        let end = match keyspace.checked_add(1) {
+            Some(next) => self.position(bytes, next, &[]),
+            None => self.slots.len(),
+        };
+        let mut i = first;
+        while i < end {
+            if i.is_multiple_of(BLOCK) && self.block_min_seq[i / BLOCK] >= seq {
+                i += BLOCK;
+                continue;
+            }
+            match record_at(bytes, self.slots[i]) {
+                Some(r) if r.seq >= seq || !covered(r.key) => i += 1,
+                _ => return true,
+            }
+        }
+        false
+    }
+
     /// The position of the first record at or after `(keyspace, key)`.
     fn position(&self, bytes: &[u8], keyspace: u32, key: &[u8]) -> usize {
         self.slots.partition_point(|&slot| {
@@ -187,6 +218,15 @@ mod tests {
                         s.sealed_holds_older_in(0, &start, &end, seq),
                         holds_by_scan(s, &start, &end, seq),
                         "segment {} [{start:?}, {end:?}) below {seq}",
+                        s.id()
+                    );
+                    // The same keys picked by a predicate (a range in an
+                    // order other than the bytes').
+                    let covered = |k: &[u8]| start.as_slice() <= k && k < end.as_slice();
+                    assert_eq!(
+                        s.sealed_holds_older_where(0, seq, &covered),
+                        holds_by_scan(s, &start, &end, seq),
+                        "segment {} where [{start:?}, {end:?}) below {seq}",
                         s.id()
                     );
                 }

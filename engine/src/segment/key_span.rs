@@ -33,6 +33,13 @@ impl KeySpan {
         self.bounds.as_ref()
     }
 
+    /// Whether a record of `keyspace` may be in the segment.
+    pub fn may_hold_keyspace(&self, keyspace: u32) -> bool {
+        self.bounds
+            .as_ref()
+            .is_some_and(|(lo, hi)| lo.0 <= keyspace && keyspace <= hi.0)
+    }
+
     /// Whether a record of `keyspace` with a key in `[start, end)` may be
     /// in the segment.
     pub fn may_hold(&self, keyspace: u32, start: &[u8], end: &[u8]) -> bool {

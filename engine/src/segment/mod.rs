@@ -446,6 +446,34 @@ impl Segment {
             .holds_older_in(written, keyspace, start, end, seq)
     }
 
+    /// Whether a record of `keyspace` may be in the segment.
+    pub fn may_hold_keyspace(&self, keyspace: u32) -> bool {
+        self.key_span
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .may_hold_keyspace(keyspace)
+    }
+
+    /// Whether the segment, which must be sealed, holds a record of
+    /// `keyspace` with a sequence number below `seq` whose key `covered`
+    /// accepts: the question of [`Self::sealed_holds_older_in`] for a range
+    /// in an order other than the bytes' (see [`crate::mvcc::key_order`]),
+    /// which asks about every such record of the keyspace.
+    pub fn sealed_holds_older_where(
+        &self,
+        keyspace: u32,
+        seq: u64,
+        covered: &dyn Fn(&[u8]) -> bool,
+    ) -> bool {
+        if self.min_seq() >= seq || !self.may_hold_keyspace(keyspace) {
+            return false;
+        }
+        let written = self.written_bytes();
+        self.key_directory
+            .get_or_build(|| KeyDirectory::build(written))
+            .holds_older_where(written, keyspace, seq, covered)
+    }
+
     /// Heap bytes of the key filter and key directory built for the
     /// segment, if any.
     pub fn rebuildable_bytes(&self) -> usize {

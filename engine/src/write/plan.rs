@@ -104,7 +104,7 @@ pub(crate) fn expand<'b>(
                 let ks = lookup(keyspaces, keyspace)?;
                 let mut state = match written.remove(&(ks.id().0, key)) {
                     Some(state) => state,
-                    None if covered_in_batch(&ranges, ks.id().0, key) => KeyState::absent(),
+                    None if covered_in_batch(&ranges, &ks, key) => KeyState::absent(),
                     None => KeyState::of_head(shared, &ks, key)?,
                 };
                 let (merge_state, value) =
@@ -125,9 +125,9 @@ pub(crate) fn expand<'b>(
                 let ks = lookup(keyspaces, keyspace)?;
                 // An empty or reversed range deletes nothing: no record (the
                 // operation still consumes its sequence number).
-                if start < end {
+                if !ks.range_order().is_empty_range(start, end) {
                     if has_merge {
-                        forget_written_in(&mut written, ks.id().0, start, end);
+                        forget_written_in(&mut written, &ks, start, end);
                         ranges.push((ks.id().0, start, end));
                     }
                     let mut r = PendingRecord::new(ks, RecordKind::RangeDelete, start, op_index);
@@ -158,16 +158,18 @@ pub(crate) fn expand<'b>(
 }
 
 /// Whether a range delete earlier in the batch covers `key`.
-fn covered_in_batch(ranges: &[(u32, &[u8], &[u8])], ks: u32, key: &[u8]) -> bool {
+fn covered_in_batch(ranges: &[(u32, &[u8], &[u8])], ks: &Keyspace, key: &[u8]) -> bool {
+    let order = ks.range_order();
     ranges
         .iter()
-        .any(|&(id, start, end)| id == ks && start <= key && key < end)
+        .any(|&(id, start, end)| id == ks.id().0 && order.covers(start, end, key))
 }
 
 /// Marks the keys the batch wrote in `[start, end)` as deleted.
-fn forget_written_in(written: &mut Written<'_>, ks: u32, start: &[u8], end: &[u8]) {
+fn forget_written_in(written: &mut Written<'_>, ks: &Keyspace, start: &[u8], end: &[u8]) {
+    let order = ks.range_order();
     for ((id, key), state) in written.iter_mut() {
-        if *id == ks && start <= *key && *key < end {
+        if *id == ks.id().0 && order.covers(start, end, key) {
             *state = KeyState::absent();
         }
     }
