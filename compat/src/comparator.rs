@@ -67,6 +67,34 @@ impl Comparator {
     }
 }
 
+/// The engine orders a column family's range deletes by its comparator
+/// (see `ordered_keys/range.rs`); the name is what RocksDB records too.
+impl alexdb_engine::key_order::KeyOrder for Comparator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        self.compare_user_keys(a, b)
+    }
+}
+
+impl Comparator {
+    /// The order the engine gives the range deletes of a column family
+    /// with `comparator`: its own for a custom comparator without user
+    /// timestamps (whose keys the engine holds as they are), else the
+    /// bytes'.
+    pub(crate) fn range_order(
+        comparator: Option<&Comparator>,
+    ) -> alexdb_engine::key_order::RangeOrder {
+        use alexdb_engine::key_order::RangeOrder;
+        match comparator {
+            Some(c) if c.timestamp_size == 0 => RangeOrder::Custom(Arc::new(c.clone())),
+            _ => RangeOrder::Bytewise,
+        }
+    }
+}
+
 impl fmt::Debug for Comparator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Comparator")

@@ -87,6 +87,25 @@ pub(crate) fn check_open(
     Ok(())
 }
 
+/// [`check_open`] before the engine opens, recording nothing: a
+/// comparator that does not match the recorded one fails with RocksDB's
+/// error rather than the engine's refusal of the key order it keeps. A
+/// file that cannot be read is left for [`check_open`] to report.
+pub(crate) fn check_before_open(dir: &Path, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
+    let Ok(names) = read(dir) else {
+        return Ok(());
+    };
+    for cf in cfs {
+        let new = name_of(&cf.options);
+        if let Some(old) = names.get(&cf.name)
+            && old != new
+        {
+            return Err(mismatch(new, old));
+        }
+    }
+    Ok(())
+}
+
 /// Records that column family `name` now has comparator `comparator` (it
 /// was just created).
 pub(crate) fn record(dir: &Path, name: &str, comparator: &str) -> Result<(), Error> {

@@ -170,3 +170,52 @@ fn a_dropped_column_family_may_come_back_with_another_comparator() {
     let cfs = vec![ColumnFamilyDescriptor::new("rev", Options::default())];
     DB::open_cf_descriptors(&opts, dir.path(), cfs).unwrap();
 }
+
+/// A range delete in a column family with a comparator is one record and
+/// one sequence number, as in RocksDB, whatever the number of keys it
+/// covers in the comparator's order; it holds after a reopen.
+#[test]
+fn a_range_delete_is_one_record_whatever_it_covers() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = |i: u32| format!("k{i:06}").into_bytes();
+    {
+        let db = open(dir.path());
+        let cf = db.cf_handle("rev").unwrap();
+        for chunk in (0..50_000u32).collect::<Vec<_>>().chunks(1_000) {
+            let mut batch = rocksdb::WriteBatch::default();
+            for &i in chunk {
+                batch.put_cf(&cf, key(i), [7u8; 20]);
+            }
+            db.write(batch).unwrap();
+        }
+        let size = |db: &DB| {
+            db.property_int_value("rocksdb.total-sst-files-size")
+                .unwrap()
+                .unwrap()
+        };
+        let (bytes, seq) = (size(&db), db.latest_sequence_number());
+        // In reverse order the range runs from the larger key down.
+        db.delete_range_cf(&cf, key(45_000), key(5_000)).unwrap();
+        assert_eq!(db.latest_sequence_number(), seq + 1);
+        let logged = size(&db) - bytes;
+        assert!(
+            logged < 200,
+            "a range delete of 40,000 keys logged {logged} bytes"
+        );
+        assert_eq!(db.get_cf(&cf, key(45_000)).unwrap(), None);
+        assert_eq!(db.get_cf(&cf, key(5_001)).unwrap(), None);
+        assert!(db.get_cf(&cf, key(5_000)).unwrap().is_some());
+        assert!(db.get_cf(&cf, key(45_001)).unwrap().is_some());
+    }
+    let db = open(dir.path());
+    let cf = db.cf_handle("rev").unwrap();
+    let left: Vec<u32> = db
+        .iterator_cf(&cf, IteratorMode::Start)
+        .map(|item| {
+            let key = item.unwrap().0;
+            std::str::from_utf8(&key[1..]).unwrap().parse().unwrap()
+        })
+        .collect();
+    let expected: Vec<u32> = (0..=5_000).chain(45_001..50_000).rev().collect();
+    assert_eq!(left, expected);
+}

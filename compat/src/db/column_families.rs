@@ -17,7 +17,8 @@ impl Core {
         if families.values().any(|f| f.name == name) {
             return Err(Error::invalid_argument("Column family already exists"));
         }
-        let id = self.engine.create_keyspace(name).rocks()?;
+        let order = crate::comparator::Comparator::range_order(opts.comparator.as_ref());
+        let id = self.engine.create_keyspace_ordered(name, order).rocks()?;
         comparator_names::record(self.engine.path(), name, comparator_names::name_of(opts))?;
         let info = FamilyInfo::register(&self.engine, id, name, opts)?;
         super::filter_hook::install(&self.engine, id, &info, self.value_trim())?;

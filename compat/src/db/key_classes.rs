@@ -34,6 +34,9 @@ enum Written<'a> {
     Delete,
     /// Merged this operand into it.
     Merge(&'a [u8]),
+    /// Deleted the keys from it (the entry's key) up to this end, in the
+    /// comparator's order.
+    DeleteRange(&'a [u8]),
 }
 
 /// A batch's writes to column families with a comparator, as far as they
@@ -50,7 +53,7 @@ pub(crate) struct BatchClasses<'a> {
 }
 
 impl<'a> BatchClasses<'a> {
-    /// Logs that `op` (a put, merge or delete) wrote `key` of `ks`.
+    /// Logs what `op` (a put, merge, delete or range delete) wrote in `ks`.
     pub(crate) fn log(&mut self, ks: KeyspaceId, op: &BatchOp<'a>) {
         let (key, written) = match *op {
             BatchOp::Put { key, value, .. } => (key, Written::Put(value)),
@@ -58,15 +61,10 @@ impl<'a> BatchClasses<'a> {
             BatchOp::Delete { key, .. } | BatchOp::SingleDelete { key, .. } => {
                 (key, Written::Delete)
             }
-            BatchOp::DeleteRange { .. } | BatchOp::LogData(_) | BatchOp::Noop => return,
+            BatchOp::DeleteRange { begin, end, .. } => (begin, Written::DeleteRange(end)),
+            BatchOp::LogData(_) | BatchOp::Noop => return,
         };
         self.log.push((ks, Cow::Borrowed(key), written));
-    }
-
-    /// Logs that a range delete deleted `key` of `ks`.
-    pub(crate) fn log_deleted(&mut self, ks: KeyspaceId, key: &[u8]) {
-        self.log
-            .push((ks, Cow::Owned(key.to_vec()), Written::Delete));
     }
 
     /// The ops to translate (bytewise) before the current one, taken.
@@ -106,26 +104,43 @@ impl<'a> BatchClasses<'a> {
     ) -> Result<(), Error> {
         let ks = keys.keyspace();
         let order = keys.comparator();
+        let touches_class = |k: &[u8], written: &Written<'_>| match *written {
+            Written::DeleteRange(end) => {
+                order.compare_user_keys(k, key).is_le() && order.compare_user_keys(key, end).is_lt()
+            }
+            _ => order.compare_user_keys(k, key).is_eq(),
+        };
         let mut class = self
             .log
             .iter()
             .rev()
-            .filter(|(at, k, _)| *at == ks && order.compare_user_keys(k, key).is_eq());
+            .filter(|(at, k, written)| *at == ks && touches_class(k, written));
         let mut operands = Vec::new();
         let mut base = None;
         let mut last_form = None;
         for (_, form, written) in class.by_ref() {
-            last_form.get_or_insert(form);
-            match *written {
-                Written::Merge(operand) => operands.push(operand),
-                Written::Put(value) => {
-                    base = Some(Some(value));
-                    break;
-                }
-                Written::Delete => {
+            let ends_class = match *written {
+                // The class is gone from here down, whatever its form.
+                Written::DeleteRange(_) => {
                     base = Some(None);
                     break;
                 }
+                Written::Merge(operand) => {
+                    operands.push(operand);
+                    false
+                }
+                Written::Put(value) => {
+                    base = Some(Some(value));
+                    true
+                }
+                Written::Delete => {
+                    base = Some(None);
+                    true
+                }
+            };
+            last_form.get_or_insert(form);
+            if ends_class {
+                break;
             }
         }
         if last_form.is_some_and(|form| form.as_ref() == key) {

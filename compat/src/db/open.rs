@@ -15,7 +15,7 @@
 //! may see and assume is in the engine's `FORMAT.md`, "Readers without the
 //! lock".
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use alexdb_engine::dir_lock::{self, DirLock, LockError};
 use alexdb_engine::io::{FileSystem, StdFileSystem};
+use alexdb_engine::key_order::{KeyOrder, RangeOrder};
 use alexdb_engine::keyspace::{MANIFEST_FILE, read_manifest};
 use alexdb_engine::{Db, LOCK_FILE};
 
@@ -30,6 +31,7 @@ use super::access::Access;
 use super::core::{Core, FamilyInfo};
 use super::errors::{IntoRocks, held_here_error, lock_error, rocksdb_path};
 use super::{DBCommon, DBInner, DBWithThreadMode, ThreadMode};
+use crate::comparator::Comparator;
 use crate::{
     ColumnFamilyDescriptor, DEFAULT_COLUMN_FAMILY_NAME, Error, InfoLogger, LogLevel, Options,
 };
@@ -341,12 +343,18 @@ where
             // opted in) or refused first, so that it is never taken for
             // such a directory.
             super::convert::before_open(path, opts, &cfs)?;
-            let engine = Db::open(path, engine_options(opts, access, &log_slot)).rocks()?;
+            crate::comparator_names::check_before_open(path, &cfs)?;
+            check_all_named_before_open(path, &cfs)?;
+            let engine_opts = engine_options(opts, access, &log_slot, &cfs);
+            let engine = Db::open(path, engine_opts).rocks()?;
             check_all_named(&engine, &cfs)?;
             engine
         }
         // A reader may name a subset of the column families, as in RocksDB.
-        Access::ReadOnly | Access::Secondary => open_reader(path, opts, access)?,
+        Access::ReadOnly | Access::Secondary => {
+            crate::comparator_names::check_before_open(path, &cfs)?;
+            open_reader(path, opts, access, &cfs)?
+        }
     };
     crate::comparator_names::check_open(path, &cfs, access == Access::ReadWrite)?;
     let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
@@ -474,8 +482,13 @@ where
 
 /// Opens the engine read-only for a read-only or secondary handle. A
 /// missing database is RocksDB's error for a missing `CURRENT` file.
-fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error> {
-    match Db::open_read_only(path, engine_options(opts, access, &Arc::default())) {
+fn open_reader(
+    path: &Path,
+    opts: &Options,
+    access: Access,
+    cfs: &[ColumnFamilyDescriptor],
+) -> Result<Db, Error> {
+    match Db::open_read_only(path, engine_options(opts, access, &Arc::default(), cfs)) {
         Err(alexdb_engine::Error::NotFound(_) | alexdb_engine::Error::NotADatabase { .. })
             if let Some(file) = super::convert::rocksdb_file(path) =>
         {
@@ -492,13 +505,16 @@ fn open_reader(path: &Path, opts: &Options, access: Access) -> Result<Db, Error>
     }
 }
 
-/// The engine options for rocksdb `opts`: the create/exists flags, and
+/// The engine options for rocksdb `opts`: the create/exists flags,
 /// background errors written to the `LOG` (the logger `log` will hold, as
-/// RocksDB logs its background errors); engine defaults otherwise.
+/// RocksDB logs its background errors), and the key orders of the column
+/// families of `cfs` with a custom comparator (their range deletes follow
+/// it); engine defaults otherwise.
 fn engine_options(
     opts: &Options,
     access: Access,
     log: &Arc<OnceLock<InfoLogger>>,
+    cfs: &[ColumnFamilyDescriptor],
 ) -> alexdb_engine::Options {
     let log = log.clone();
     let on_background_error: alexdb_engine::BackgroundErrorListener =
@@ -517,20 +533,55 @@ fn engine_options(
         pack_index_when_quiet: opts.pack_index_at_open,
         memory_budget: opts.memory_budget.clone(),
         on_background_error: Some(on_background_error),
+        key_orders: key_orders(cfs),
         ..alexdb_engine::Options::default()
     }
+}
+
+/// The key orders of the column families of `cfs` whose range deletes
+/// follow their comparator, by name.
+fn key_orders(cfs: &[ColumnFamilyDescriptor]) -> HashMap<String, Arc<dyn KeyOrder>> {
+    cfs.iter()
+        .filter_map(
+            |cf| match Comparator::range_order(cf.options.comparator.as_ref()) {
+                RangeOrder::Custom(order) => Some((cf.name.clone(), order)),
+                RangeOrder::Bytewise => None,
+            },
+        )
+        .collect()
 }
 
 /// Fails as RocksDB does if the database has a column family that `cfs`
 /// does not name. The message lists them newest first, as RocksDB's does
 /// (it walks a hash map filled in creation order, which gives the reverse).
 fn check_all_named(engine: &Db, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
-    let named: BTreeSet<&str> = cfs.iter().map(|cf| cf.name.as_str()).collect();
-    let mut missing: Vec<(u32, String)> = engine
+    let families = engine
         .keyspace_names()
         .into_iter()
-        .filter(|name| !named.contains(name.as_str()))
-        .map(|name| (engine.keyspace(&name).map_or(0, |id| id.0), name))
+        .map(|name| (engine.keyspace(&name).map_or(0, |id| id.0), name));
+    check_all_listed(families, cfs)
+}
+
+/// [`check_all_named`] before the engine opens, from its `MANIFEST` (if it
+/// can be read), so that RocksDB's error comes before the engine's refusal
+/// to open a family with a key order of its own without it.
+fn check_all_named_before_open(path: &Path, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
+    let fs: Arc<dyn FileSystem> = Arc::new(StdFileSystem);
+    match read_manifest(&fs, path) {
+        Ok(manifest) => check_all_listed(manifest.keyspaces.into_iter(), cfs),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Fails as RocksDB does if `families` (id, name) has one `cfs` does not
+/// name.
+fn check_all_listed(
+    families: impl Iterator<Item = (u32, String)>,
+    cfs: &[ColumnFamilyDescriptor],
+) -> Result<(), Error> {
+    let named: BTreeSet<&str> = cfs.iter().map(|cf| cf.name.as_str()).collect();
+    let mut missing: Vec<(u32, String)> = families
+        .filter(|(_, name)| !named.contains(name.as_str()))
         .collect();
     if missing.is_empty() {
         return Ok(());

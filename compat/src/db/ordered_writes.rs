@@ -1,7 +1,8 @@
 //! What writes do for column families with a custom comparator: hold the
 //! write gate while they add their keys to the family's [`OrderedKeys`]
-//! and make the write visible, expand range deletes in the comparator's
-//! order, and sweep deleted keys once enough have piled up.
+//! and make the write visible, count the keys range deletes cover (the
+//! engine applies them in the comparator's order), and sweep deleted keys
+//! once enough have piled up.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -16,10 +17,11 @@ use crate::write_batch::BatchOp;
 
 /// A writer's hold of the write gate.
 pub(crate) enum GateHold<'a> {
-    /// Held by a write that adds keys: writes proceed side by side.
+    /// Held by a write that adds keys or deletes a range: writes proceed
+    /// side by side.
     Shared(#[expect(dead_code, reason = "held for its drop")] RwLockReadGuard<'a, ()>),
-    /// Held by a write with a range delete in the comparator's order (and
-    /// by a sweep): nothing else writes to such a column family meanwhile.
+    /// Held by a write that meets another form of its key's class (and by
+    /// a sweep): nothing else writes to such a column family meanwhile.
     Exclusive(#[expect(dead_code, reason = "held for its drop")] RwLockWriteGuard<'a, ()>),
 }
 
@@ -28,9 +30,9 @@ pub(crate) enum GateHold<'a> {
 pub(crate) enum GateNeed {
     /// It writes no column family with a comparator.
     None,
-    /// It adds keys to such column families.
+    /// It adds keys to such column families, or deletes ranges of them.
     Shared,
-    /// It deletes a range of one.
+    /// It writes a key whose class holds other forms (see [`translate`]).
     Exclusive,
 }
 
@@ -43,14 +45,10 @@ pub(crate) fn need_of(ops: &[BatchOp<'_>], families: &BTreeMap<u32, FamilyInfo>)
             .and_then(|cf| families.get(&cf))
             .is_some_and(|f| f.ordered.is_some())
     };
-    let mut need = GateNeed::None;
-    for op in ops.iter().filter(ordered) {
-        if matches!(op, BatchOp::DeleteRange { .. }) {
-            return GateNeed::Exclusive;
-        }
-        need = GateNeed::Shared;
+    match ops.iter().any(|op| ordered(&op)) {
+        true => GateNeed::Shared,
+        false => GateNeed::None,
     }
-    need
 }
 
 /// Takes `gate` as `need` says.
@@ -83,8 +81,8 @@ pub(crate) enum Translated<'a> {
 /// key to the set first; if the set holds other forms of the key's class
 /// (keys the comparator calls equal), the write deletes them, so that one
 /// form stays visible (`key_classes.rs`), which needs the gate held
-/// exclusively. A range delete becomes point deletes of the keys in its
-/// range by the comparator.
+/// exclusively. A range delete is the engine's, in the keyspace's order
+/// (the comparator's); it counts the keys it covers for the sweep.
 pub(crate) fn translate<'a>(
     op: BatchOp<'a>,
     keys: &Arc<OrderedKeys>,
@@ -101,12 +99,9 @@ pub(crate) fn translate<'a>(
             key
         }
         BatchOp::DeleteRange { begin, end, .. } => {
-            let doomed = keys.keys_in(begin, end)?;
-            keys.count_deletes(doomed.len() as u64);
-            for key in &doomed {
-                out.delete(ks, key);
-                classes.log_deleted(ks, key);
-            }
+            keys.count_deletes(keys.count_in(begin, end)?);
+            out.delete_range(ks, begin, end);
+            classes.log(ks, &op);
             return Ok(Translated::Done);
         }
         BatchOp::LogData(_) | BatchOp::Noop => return Ok(Translated::Bytewise(op)),

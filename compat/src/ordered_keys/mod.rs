@@ -14,9 +14,9 @@
 //! by a point lookup, skipping keys with no visible version.
 //!
 //! Deleted keys stay in the set until a sweep (`sweep.rs`) finds them with
-//! no version that any live view can see. A range delete is expanded into
-//! point deletes of the keys the set holds in the range, in the
-//! comparator's order (`range.rs`).
+//! no version that any live view can see. A range delete is one engine
+//! range delete in the comparator's order, the family's keyspace ordering
+//! its range deletes by the comparator (`range.rs`).
 //!
 //! Keys the comparator calls equal are one key, as in RocksDB. The set
 //! holds each byte form written (`key.rs`), and writes keep at most one
@@ -53,8 +53,8 @@ pub(crate) struct OrderedKeys {
     keys: SkipList<OrderedKey, ()>,
     order: Arc<Comparator>,
     ks: KeyspaceId,
-    /// Deletes (point deletes, range deletes expanded) applied since the
-    /// last sweep: what decides when the next one runs.
+    /// Deletes (point deletes, and the keys range deletes covered) applied
+    /// since the last sweep: what decides when the next one runs.
     deletes_since_sweep: AtomicU64,
     /// Set while a sweep runs, so that only one runs at a time.
     sweeping: AtomicBool,

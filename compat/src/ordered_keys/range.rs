@@ -1,49 +1,50 @@
 //! Range deletes in the comparator's order.
 //!
-//! The engine's range deletes cover a bytewise range, which is not the
-//! comparator's. A range delete `[begin, end)` of a column family with a
-//! custom comparator is therefore written as one point delete per key the
-//! set holds in the range by the comparator. The writer holds the write
-//! gate exclusively meanwhile (see `Core::apply`), so no other write to a
-//! column family with a comparator runs between reading the range and
-//! making the deletes visible: the expansion covers every key a range
-//! delete would. Each point delete takes a sequence number of its own,
-//! where RocksDB's range delete takes one.
+//! A range delete `[begin, end)` of a column family with a custom
+//! comparator is one engine range delete, as in RocksDB: the family's
+//! keyspace is opened with the comparator as its key order
+//! (`alexdb_engine::key_order`), so the engine's record covers the keys
+//! the comparator puts in the range, wherever their bytes sort. The set
+//! keeps the keys it covers until a sweep finds them without a version; so
+//! that the sweep comes when they pile up, the range delete counts them,
+//! one step of the set per key, holding nothing but the shared write gate
+//! and no memory of its own.
 
-use super::{OrderedKeys, Start, Way};
-use crate::Error;
 use std::cmp::Ordering;
+use std::ops::Bound;
 
-/// Keys walked per search.
-const RANGE_WINDOW: usize = 256;
+use crossbeam_epoch as epoch;
+
+use super::OrderedKeys;
+use super::key::Place;
+use crate::Error;
+use crate::comparator::Comparator;
 
 impl OrderedKeys {
-    /// The keys the set holds in `[begin, end)` by the comparator (every
-    /// form of each class in it). Fails as
-    /// RocksDB does when `end` sorts before `begin`.
-    pub(crate) fn keys_in(&self, begin: &[u8], end: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
-        let order = self.comparator();
-        if order.compare_user_keys(begin, end) == Ordering::Greater {
-            return Err(Error::invalid_argument("end key comes before start key"));
-        }
-        let mut keys = Vec::new();
-        let mut from = Start::Including(begin.to_vec());
-        loop {
-            let before = keys.len();
-            self.walk(from.as_ref(), Way::Forward, RANGE_WINDOW, &mut keys);
-            let walked = keys.len() - before;
-            if let Some(past) = keys[before..]
-                .iter()
-                .position(|k| order.compare_user_keys(k, end) != Ordering::Less)
-            {
-                keys.truncate(before + past);
+    /// The number of keys the set holds in `[begin, end)` by the
+    /// comparator (every form of each class in it). Fails as RocksDB does
+    /// when `end` sorts before `begin`.
+    pub(crate) fn count_in(&self, begin: &[u8], end: &[u8]) -> Result<u64, Error> {
+        check_range(self.comparator(), begin, end)?;
+        let guard = &epoch::pin();
+        let first = self.probe(begin, Place::First);
+        let mut entry = self.keys.lower_bound(Bound::Included(&first), guard);
+        let mut count = 0;
+        while let Some(at) = entry {
+            if self.comparator().compare_user_keys(at.key().bytes(), end) != Ordering::Less {
                 break;
             }
-            match keys.last() {
-                Some(last) if walked == RANGE_WINDOW => from = Start::After(last.clone()),
-                _ => break,
-            }
+            count += 1;
+            entry = at.next();
         }
-        Ok(keys)
+        Ok(count)
+    }
+}
+
+/// Fails as RocksDB does when `end` sorts before `begin` in `order`.
+pub(crate) fn check_range(order: &Comparator, begin: &[u8], end: &[u8]) -> Result<(), Error> {
+    match order.compare_user_keys(begin, end) {
+        Ordering::Greater => Err(Error::invalid_argument("end key comes before start key")),
+        _ => Ok(()),
     }
 }
