@@ -50,11 +50,19 @@ impl RocksDir {
     /// Opens the database at `path`: reads `CURRENT`, the MANIFEST, the
     /// newest OPTIONS file, every live table's footer, properties, index
     /// and range tombstones, and replays the WALs' unflushed writes into
-    /// memory, up to the first damaged record (see [`RocksDir::wal_damage`]). Refuses, with [`FormatError::Unsupported`], features this
-    /// reader does not implement, before any entry is read (a feature
-    /// visible only in a data block, such as a wide-column entity, is
-    /// refused when the scan reaches it).
+    /// memory, up to the first damaged record (see
+    /// [`RocksDir::wal_damage`]). Refuses, with
+    /// [`FormatError::Unsupported`], features this reader does not
+    /// implement, before any entry is read (a feature visible only in a
+    /// data block, such as a wide-column entity, is refused when the scan
+    /// reaches it).
     pub fn open(path: &Path) -> Result<RocksDir> {
+        Self::open_with_wal_dir(path, path)
+    }
+
+    /// [`RocksDir::open`] for a database whose WALs are kept in `wal_dir`
+    /// (RocksDB's `wal_dir` option) rather than beside its other files.
+    pub fn open_with_wal_dir(path: &Path, wal_dir: &Path) -> Result<RocksDir> {
         let manifest = manifest::read(path)?;
         let options = options_file::read_newest(path)?;
         let mut families = Vec::new();
@@ -67,7 +75,7 @@ impl RocksDir {
             table_entries.insert(state.id, entries);
             tombstones.insert(state.id, ranges);
         }
-        let replayed = wal::replay(path, &manifest)?;
+        let replayed = wal::replay(wal_dir, &manifest)?;
         Ok(RocksDir {
             path: path.to_path_buf(),
             manifest,

@@ -40,6 +40,13 @@ pub(super) fn is_rocksdb_owned(name: &str) -> bool {
         || name.ends_with(".dbtmp")
 }
 
+/// Whether `name` is one of RocksDB's WAL files (`<number>.log`), the only
+/// files of a `wal_dir` kept apart from the database directory that a
+/// conversion reads and moves aside.
+pub(super) fn is_wal_file(name: &str) -> bool {
+    numbered(name.strip_suffix(".log"))
+}
+
 /// Whether `s` is present and all ASCII digits.
 fn numbered(s: Option<&str>) -> bool {
     s.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))

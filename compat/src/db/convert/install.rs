@@ -4,12 +4,12 @@
 
 use std::fs::{self, File, TryLockError};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use alexdb_engine::io::{FileSystem, StdFileSystem};
 use alexdb_rocksdb_format::lock::DirLock;
 
-use super::detect::{is_rocksdb_file, is_rocksdb_owned};
+use super::detect::{is_rocksdb_file, is_rocksdb_owned, is_wal_file};
 use super::stage::format_error;
 use super::{RETIRED_DIR, STAGING_DIR, io_error};
 use crate::Error;
@@ -81,32 +81,78 @@ pub(super) fn is_committed(staging: &Path) -> bool {
 /// The names, sizes, modification times (nanoseconds since the epoch) and
 /// inode numbers (0 where the platform has none) of RocksDB's database
 /// files in `path` and in its [`RETIRED_DIR`] (where a retirement that
-/// stopped halfway left some), one `name size mtime inode` line each,
-/// sorted: a committed conversion is rolled forward only while they are the
-/// files it read. Moving a file aside keeps all four; a RocksDB process
-/// that rewrites a file of the same size changes its time or inode.
-pub(super) fn fingerprint(path: &Path) -> Result<String, Error> {
+/// stopped halfway left some), and of the WAL files in `wal_dir` (a
+/// `wal_dir` apart from `path`, if any; named `wal/<name>`) and in its own
+/// [`RETIRED_DIR`], one `name size mtime inode` line each, sorted: a
+/// committed conversion is rolled forward only while they are the files it
+/// read. Moving a file aside keeps all four; a RocksDB process that
+/// rewrites a file of the same size changes its time or inode.
+pub(super) fn fingerprint(path: &Path, wal_dir: Option<&Path>) -> Result<String, Error> {
     let mut files = Vec::new();
     for dir in [path.to_path_buf(), path.join(RETIRED_DIR)] {
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(io_error(&dir, "listing", e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(|e| io_error(&dir, "listing", e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if is_rocksdb_file(&name) {
-                let meta = entry
-                    .metadata()
-                    .map_err(|e| io_error(&entry.path(), "reading metadata", e))?;
-                let (len, mtime, inode) = (meta.len(), mtime_nanos(&meta), inode_of(&meta));
-                files.push(format!("{name} {len} {mtime} {inode}\n"));
-            }
+        list_files(&dir, "", is_rocksdb_file, &mut files)?;
+    }
+    if let Some(wal_dir) = wal_dir {
+        for dir in [wal_dir.to_path_buf(), wal_dir.join(RETIRED_DIR)] {
+            list_files(&dir, "wal/", is_wal_file, &mut files)?;
         }
     }
     files.sort();
     Ok(files.concat())
+}
+
+/// Appends to `files` a fingerprint line for each file of `dir` that
+/// `pick` selects, its name after `prefix`; nothing for a missing `dir`.
+fn list_files(
+    dir: &Path,
+    prefix: &str,
+    pick: fn(&str) -> bool,
+    files: &mut Vec<String>,
+) -> Result<(), Error> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_error(dir, "listing", e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error(dir, "listing", e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if pick(&name) {
+            let meta = entry
+                .metadata()
+                .map_err(|e| io_error(&entry.path(), "reading metadata", e))?;
+            let (len, mtime, inode) = (meta.len(), mtime_nanos(&meta), inode_of(&meta));
+            files.push(format!("{prefix}{name} {len} {mtime} {inode}\n"));
+        }
+    }
+    Ok(())
+}
+
+/// The file in the staging directory naming the `wal_dir` the conversion
+/// read WALs from, when it is apart from the database directory.
+const WAL_DIR_FILE: &str = "WAL_DIR";
+
+/// Notes in `staging` that the conversion read its WALs from `wal_dir`, so
+/// that the roll-forward checks and retires them whatever the options of
+/// the open that finishes it.
+pub(super) fn note_wal_dir(staging: &Path, wal_dir: &Path) -> Result<(), Error> {
+    let text = wal_dir.to_str().ok_or_else(|| {
+        Error::invalid_argument(format_args!(
+            "Cannot convert: the wal_dir {} is not UTF-8",
+            wal_dir.display()
+        ))
+    })?;
+    fs::write(staging.join(WAL_DIR_FILE), text)
+        .map_err(|e| io_error(staging, "writing the conversion's wal_dir", e))
+}
+
+/// The `wal_dir` a staged conversion read WALs from, if apart.
+fn noted_wal_dir(staging: &Path) -> Result<Option<PathBuf>, Error> {
+    match fs::read_to_string(staging.join(WAL_DIR_FILE)) {
+        Ok(text) => Ok(Some(PathBuf::from(text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(staging, "reading the conversion's wal_dir", e)),
+    }
 }
 
 /// Whether the fingerprint `stored` in a marker is `now`'s. A marker
@@ -166,15 +212,22 @@ pub(super) fn roll_forward(path: &Path, staging: &Path, lock: StagingLock) -> Re
     let converted = staging.join(CONVERTED);
     if converted.exists() {
         let lock = hold_rocks_lock(path, lock)?;
-        if !is_unchanged(path, &converted)? {
+        let wal_dir = noted_wal_dir(staging)?;
+        if !is_unchanged(path, wal_dir.as_deref(), &converted)? {
             drop(lock);
             let aside = set_aside(path, staging)?;
-            return Err(changed_after_commit(path, &aside));
+            return Err(changed_after_commit(path, wal_dir.as_deref(), &aside));
         }
-        retire(path, staging)?;
+        retire(path, wal_dir.as_deref(), staging)?;
         drop(lock.rocks);
     }
     install(path, staging)?;
+    match fs::remove_file(staging.join(WAL_DIR_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(io_error(staging, "removing the conversion's wal_dir", e));
+        }
+        _ => {}
+    }
     fs::remove_file(staging.join(RETIRED))
         .map_err(|e| io_error(staging, "removing the conversion's marker", e))?;
     fs::remove_dir(staging).map_err(|e| io_error(staging, "removing", e))?;
@@ -196,9 +249,9 @@ fn hold_rocks_lock(path: &Path, lock: StagingLock) -> Result<StagingLock, Error>
 /// after the commit and before the conversion finished (with `CURRENT`
 /// moved aside, RocksDB makes a new database there and may purge the
 /// tables it finds obsolete).
-fn is_unchanged(path: &Path, marker: &Path) -> Result<bool, Error> {
+fn is_unchanged(path: &Path, wal_dir: Option<&Path>, marker: &Path) -> Result<bool, Error> {
     let stored = fs::read_to_string(marker).map_err(|e| io_error(marker, "reading", e))?;
-    Ok(same_files(&stored, &fingerprint(path)?))
+    Ok(same_files(&stored, &fingerprint(path, wal_dir)?))
 }
 
 /// Moves the committed conversion staged in `staging` out of the way, to
@@ -218,44 +271,63 @@ fn set_aside(path: &Path, staging: &Path) -> Result<std::path::PathBuf, Error> {
 /// The error of a conversion set aside in `aside` because RocksDB's files
 /// at `path` changed after its commit: what is where, and how to go on
 /// either way.
-fn changed_after_commit(path: &Path, aside: &Path) -> Error {
+fn changed_after_commit(path: &Path, wal_dir: Option<&Path>, aside: &Path) -> Error {
     let retired = path.join(RETIRED_DIR);
+    let wal_files = match wal_dir {
+        Some(wal_dir) => format!(
+            " (and any WAL files in {} back into {})",
+            wal_dir.join(RETIRED_DIR).display(),
+            wal_dir.display()
+        ),
+        None => String::new(),
+    };
     Error::invalid_argument(format_args!(
         "The RocksDB database at {path} changed after its conversion was committed (a RocksDB \
          process opened it). The converted copy, complete as of the commit, is kept in {aside}: \
          do not delete it until you have decided. To keep the conversion, move RocksDB's files \
-         out of {path} and move every file of {aside} but {CONVERTED} into {path}. To convert \
-         RocksDB's files as they are now, move any files in {retired} back into {path} where no \
-         file of that name is, and open again with conversion enabled",
+         out of {path} and move every file of {aside} but {CONVERTED} and {WAL_DIR_FILE} into \
+         {path}. To convert RocksDB's files as they are now, move any files in {retired} back \
+         into {path} where no file of that name is{wal_files}, and open again with conversion \
+         enabled",
         path = path.display(),
         aside = aside.display(),
         retired = retired.display(),
     ))
 }
 
-/// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`], then
-/// renames the marker of the conversion staged in `staging` to say so.
-pub(super) fn retire(path: &Path, staging: &Path) -> Result<(), Error> {
-    let retired = path.join(RETIRED_DIR);
-    fs::create_dir_all(&retired).map_err(|e| io_error(&retired, "creating", e))?;
-    sync_dir(path)?;
-    for name in file_names(path)? {
-        if is_rocksdb_owned(&name) {
-            fs::rename(path.join(&name), retired.join(&name))
-                .map_err(|e| io_error(&path.join(&name), "moving aside", e))?;
-        }
+/// Moves every file RocksDB owns from `path` into [`RETIRED_DIR`] (and the
+/// WAL files of a `wal_dir` apart into that directory's own), then renames
+/// the marker of the conversion staged in `staging` to say so.
+pub(super) fn retire(path: &Path, wal_dir: Option<&Path>, staging: &Path) -> Result<(), Error> {
+    move_aside(path, is_rocksdb_owned)?;
+    if let Some(wal_dir) = wal_dir {
+        move_aside(wal_dir, is_wal_file)?;
     }
-    sync_dir(&retired)?;
-    sync_dir(path)?;
     fs::rename(staging.join(CONVERTED), staging.join(RETIRED))
         .map_err(|e| io_error(staging, "renaming the conversion's marker", e))?;
     sync_dir(staging)
 }
 
 /// Moves every file of the staged database from `staging` up into `path`.
+/// Moves the files of `dir` that `pick` selects into its [`RETIRED_DIR`]
+/// (on the same file system, so each move is a rename).
+fn move_aside(dir: &Path, pick: fn(&str) -> bool) -> Result<(), Error> {
+    let retired = dir.join(RETIRED_DIR);
+    fs::create_dir_all(&retired).map_err(|e| io_error(&retired, "creating", e))?;
+    sync_dir(dir)?;
+    for name in file_names(dir)? {
+        if pick(&name) {
+            fs::rename(dir.join(&name), retired.join(&name))
+                .map_err(|e| io_error(&dir.join(&name), "moving aside", e))?;
+        }
+    }
+    sync_dir(&retired)?;
+    sync_dir(dir)
+}
+
 fn install(path: &Path, staging: &Path) -> Result<(), Error> {
     for name in file_names(staging)? {
-        if name != RETIRED && name != MARKER_TMP {
+        if name != RETIRED && name != MARKER_TMP && name != WAL_DIR_FILE {
             fs::rename(staging.join(&name), path.join(&name))
                 .map_err(|e| io_error(&staging.join(&name), "moving into place", e))?;
         }

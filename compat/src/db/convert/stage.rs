@@ -4,7 +4,7 @@
 //! Nothing in the database directory itself changes.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use alexdb_rocksdb_format::lock::DirLock;
 use alexdb_rocksdb_format::wal::WalDamage;
@@ -32,12 +32,20 @@ pub(super) fn stage(
     cfs: &[ColumnFamilyDescriptor],
 ) -> Result<(StagingLock, String), Error> {
     let rocks_lock = DirLock::exclusive(path).map_err(|e| format_error(path, e))?;
+    let wal_dir = separate_wal_dir(path, opts);
     refuse_earlier_retired_files(path)?;
-    let rocks = RocksDir::open(path).map_err(|e| format_error(path, e))?;
+    if let Some(wal_dir) = &wal_dir {
+        refuse_earlier_retired_files(wal_dir)?;
+    }
+    let wals = wal_dir.as_deref().unwrap_or(path);
+    let rocks = RocksDir::open_with_wal_dir(path, wals).map_err(|e| format_error(path, e))?;
     check_all_named(&rocks, cfs)?;
-    let fingerprint = install::fingerprint(path)?;
+    let fingerprint = install::fingerprint(path, wal_dir.as_deref())?;
     let guard = install::fresh_staging(staging)?.holding(rocks_lock);
-    let staged = copy_identity(path, staging)
+    let staged = wal_dir
+        .as_deref()
+        .map_or(Ok(()), |wal_dir| install::note_wal_dir(staging, wal_dir))
+        .and_then(|()| copy_identity(path, staging))
         .and_then(|()| write_and_verify(path, staging, &rocks, opts, cfs));
     if let Err(e) = staged.and_then(|()| install::sync_tree(staging)) {
         let _ = fs::remove_dir_all(staging);
@@ -46,8 +54,23 @@ pub(super) fn stage(
     Ok((guard, fingerprint))
 }
 
-/// Refuses to convert when [`RETIRED_DIR`] already holds files (an earlier
-/// conversion's RocksDB files, which this one would mix with its own).
+/// The directory `opts` keeps RocksDB's WALs in (`Options::set_wal_dir`),
+/// if it is not `path` itself.
+fn separate_wal_dir(path: &Path, opts: &Options) -> Option<PathBuf> {
+    let wal_dir = opts
+        .wal_dir
+        .as_ref()
+        .filter(|d| !d.as_os_str().is_empty())?;
+    let same = match (fs::canonicalize(wal_dir), fs::canonicalize(path)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => wal_dir == path,
+    };
+    (!same).then(|| wal_dir.clone())
+}
+
+/// Refuses to convert when `path`'s [`RETIRED_DIR`] already holds files (an
+/// earlier conversion's RocksDB files, which this one would mix with its
+/// own).
 fn refuse_earlier_retired_files(path: &Path) -> Result<(), Error> {
     let retired = path.join(RETIRED_DIR);
     let occupied = fs::read_dir(&retired).is_ok_and(|mut entries| entries.next().is_some());

@@ -94,7 +94,7 @@ fn a_conversion_stopped_while_installing_its_files_finishes() {
     let staging = dir.path().join(STAGING_DIR);
     // Roll forward up to the retirement, as a run that stopped there did.
     let lock = StagingLock::take(&staging).unwrap();
-    install::retire(dir.path(), &staging).unwrap();
+    install::retire(dir.path(), None, &staging).unwrap();
     drop(lock);
     move_half(&staging, dir.path(), |name| name != "RETIRED");
     assert_converted(dir.path());
@@ -241,4 +241,91 @@ fn one_conversion_at_a_time() {
     assert!(err.to_string().contains("another process"), "{err}");
     drop(lock);
     assert_converted(dir.path());
+}
+
+/// A RocksDB database whose WALs are kept apart (`set_wal_dir`), with
+/// `KEYS` keys of which the second half is only in a WAL.
+fn rocksdb_database_with_wal_dir(dir: &Path, wal_dir: &Path) {
+    let mut opts = ::rocksdb::Options::default();
+    opts.create_if_missing(true);
+    opts.set_wal_dir(wal_dir);
+    let db = ::rocksdb::DB::open(&opts, dir).unwrap();
+    for i in 0..KEYS {
+        db.put(key(i), value(i)).unwrap();
+        if i == KEYS / 2 {
+            db.flush().unwrap();
+        }
+    }
+}
+
+/// The WAL files directly in `dir`.
+fn wal_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".log"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The WALs of a `wal_dir` apart are read where `set_wal_dir` says, and
+/// moved aside there once the conversion commits.
+#[test]
+fn a_wal_dir_apart_is_read_and_its_wals_retired_beside_them() {
+    let (dir, wals) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    rocksdb_database_with_wal_dir(dir.path(), wals.path());
+    assert!(
+        !wal_files(wals.path()).is_empty(),
+        "the second half is in a WAL"
+    );
+    assert!(wal_files(dir.path()).is_empty());
+    let mut opts = Options::default();
+    opts.set_convert_rocksdb(true);
+    opts.set_wal_dir(wals.path());
+    let db = DB::open(&opts, dir.path()).unwrap();
+    for i in 0..KEYS {
+        assert_eq!(db.get(key(i)).unwrap(), Some(value(i)), "key {i}");
+    }
+    assert!(wal_files(wals.path()).is_empty());
+    assert!(!wal_files(&wals.path().join(RETIRED_DIR)).is_empty());
+    assert!(dir.path().join(RETIRED_DIR).join("CURRENT").exists());
+}
+
+/// A conversion committed with a `wal_dir` apart finishes in an open that
+/// does not name it (the staging directory notes it), and is set aside if
+/// a WAL there changed after the commit.
+#[test]
+fn a_committed_conversion_remembers_its_wal_dir() {
+    let stage_with_wal_dir = || {
+        let (dir, wals) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        rocksdb_database_with_wal_dir(dir.path(), wals.path());
+        let staging = dir.path().join(STAGING_DIR);
+        let mut opts = Options::default();
+        opts.set_wal_dir(wals.path());
+        let (lock, fingerprint) =
+            stage::stage(dir.path(), &staging, &opts, &descriptors()).unwrap();
+        install::commit(&staging, &fingerprint).unwrap();
+        drop(lock);
+        (dir, wals)
+    };
+    let (dir, wals) = stage_with_wal_dir();
+    assert_converted(dir.path());
+    assert!(wal_files(wals.path()).is_empty());
+    assert!(!wal_files(&wals.path().join(RETIRED_DIR)).is_empty());
+
+    let (dir, wals) = stage_with_wal_dir();
+    let wal = wals.path().join(&wal_files(wals.path())[0]);
+    let mut bytes = fs::read(&wal).unwrap();
+    bytes.extend_from_slice(&[0; 64]);
+    fs::write(&wal, bytes).unwrap();
+    let err = DB::open(&Options::default(), dir.path()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(
+        err.to_string().contains(&wals.path().display().to_string()),
+        "{err}"
+    );
+    assert!(!dir.path().join(STAGING_DIR).exists());
+    assert!(!wal_files(wals.path()).is_empty(), "nothing moved");
 }
