@@ -6,7 +6,7 @@
 //! only passes them on, as `cf` or `&cf`, through [`AsColumnFamilyRef`].
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::Options;
@@ -118,15 +118,35 @@ impl ColumnFamily {
 pub struct BoundColumnFamily<'a> {
     id: u32,
     name: String,
+    /// Shared by every handle of the family: a family dropped while a
+    /// handle lives stays readable through it, as in RocksDB.
+    _token: Arc<FamilyToken>,
     db: PhantomData<&'a ()>,
 }
 
+/// What the handles of one column family share (multi-threaded mode): once
+/// the family is dropped while some handle lives, the engine's hold that
+/// keeps its keys readable, released with the last handle.
+#[derive(Debug, Default)]
+pub(crate) struct FamilyToken {
+    hold: Mutex<Option<alexdb_engine::KeyspaceHold>>,
+}
+
+impl FamilyToken {
+    /// Keeps `hold` until the last handle sharing this token is dropped.
+    pub(crate) fn keep(&self, hold: alexdb_engine::KeyspaceHold) {
+        *self.hold.lock().unwrap_or_else(PoisonError::into_inner) = Some(hold);
+    }
+}
+
 impl BoundColumnFamily<'_> {
-    /// Makes the handle of column family `name` with the database's id `id`.
-    pub(crate) fn new(id: u32, name: impl Into<String>) -> Self {
+    /// Makes the handle of column family `name` with the database's id
+    /// `id`, sharing the family's `token`.
+    pub(crate) fn new(id: u32, name: impl Into<String>, token: Arc<FamilyToken>) -> Self {
         Self {
             id,
             name: name.into(),
+            _token: token,
             db: PhantomData,
         }
     }

@@ -87,10 +87,11 @@ pub(crate) fn check_open(
     Ok(())
 }
 
-/// [`check_open`] before the engine opens, recording nothing: a
-/// comparator that does not match the recorded one fails with RocksDB's
-/// error rather than the engine's refusal of the key order it keeps. A
-/// file that cannot be read is left for [`check_open`] to report.
+/// [`check_open`] before the engine opens (or for an open it refused),
+/// recording nothing: a comparator that does not match the recorded one
+/// fails with RocksDB's error, before the engine records it as the
+/// family's key order or refuses the open for the order it keeps. A file
+/// that cannot be read is left for [`check_open`] to report.
 pub(crate) fn check_before_open(dir: &Path, cfs: &[ColumnFamilyDescriptor]) -> Result<(), Error> {
     let Ok(names) = read(dir) else {
         return Ok(());

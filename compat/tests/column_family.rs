@@ -241,3 +241,53 @@ fn delete_range_cf_removes_the_half_open_range() {
         .collect();
     assert_eq!(left, [b"a".to_vec(), b"d".to_vec()]);
 }
+
+/// In multi-threaded mode a handle that outlives `drop_cf` still reads the
+/// dropped family, as in RocksDB (rust-rocksdb's
+/// `test_no_leaked_column_family`); writes through it fail, the name is
+/// free at once, a reopen does not see the family, and its space is given
+/// back once the last handle goes.
+#[test]
+fn a_handle_that_outlives_drop_cf_still_reads_the_family() {
+    let (_dir, path) = fresh();
+    let db = DBWithThreadMode::<MultiThreaded>::open(&create_opts(), &path).unwrap();
+    // The default family's share of the data is all of it.
+    db.put("anchor", "x").unwrap();
+    db.create_cf("cf", &Options::default()).unwrap();
+    let cf = db.cf_handle("cf").unwrap();
+    let blob = vec![0x20u8; 1 << 20];
+    for i in 0..40 {
+        db.put_cf(&cf, format!("k{i}"), &blob).unwrap();
+    }
+    db.drop_cf("cf").unwrap();
+    assert!(db.cf_handle("cf").is_none());
+    assert_eq!(db.get_cf(&cf, "k0").unwrap().as_deref(), Some(&blob[..]));
+    assert_eq!(db.iterator_cf(&cf, IteratorMode::Start).count(), 40);
+    assert!(
+        db.put_cf(&cf, "new", "v").is_err(),
+        "a dropped family takes no writes"
+    );
+    db.create_cf("cf", &Options::default()).unwrap();
+    let again = db.cf_handle("cf").unwrap();
+    assert_eq!(db.get_cf(&again, "k0").unwrap(), None);
+    assert_eq!(db.get_cf(&cf, "k0").unwrap().as_deref(), Some(&blob[..]));
+    let held = db
+        .property_int_value("rocksdb.total-sst-files-size")
+        .unwrap()
+        .unwrap();
+    drop(cf);
+    db.compact_range::<&[u8], &[u8]>(None, None);
+    let freed = db
+        .property_int_value("rocksdb.total-sst-files-size")
+        .unwrap()
+        .unwrap();
+    assert!(
+        freed < held,
+        "{freed} of {held} bytes left after the last handle went"
+    );
+    drop(again);
+    drop(db);
+    let db = DBWithThreadMode::<MultiThreaded>::open_cf(&create_opts(), &path, ["cf"]).unwrap();
+    let cf = db.cf_handle("cf").unwrap();
+    assert_eq!(db.get_cf(&cf, "k0").unwrap(), None);
+}

@@ -49,7 +49,7 @@ pub use batch::WriteBatch;
 pub use checkpoint::CheckpointFile;
 pub use compaction_filter::CompactionFilter;
 pub use db::file_hold::FileHold;
-pub use db::{Db, is_database_file};
+pub use db::{Db, KeyspaceHold, is_database_file};
 pub use dir_lock::LOCK_FILE;
 pub use error::{Error, Result};
 pub use iter::{Cursor, Entry, KeyRange};

@@ -36,17 +36,28 @@ impl Core {
     /// segments are compacted before this returns, so the dropped records'
     /// bytes are gone from disk (except those an open snapshot still sees).
     pub(crate) fn drop_family(&self, id: u32, name: &str) -> Result<(), Error> {
+        self.drop_family_held(id, name).map(drop)
+    }
+
+    /// [`Self::drop_family`], keeping the family's keys readable by its id
+    /// until the returned hold is dropped (a handle that outlives the drop
+    /// reads them, as in RocksDB); the compaction this runs keeps them too.
+    pub(crate) fn drop_family_held(
+        &self,
+        id: u32,
+        name: &str,
+    ) -> Result<alexdb_engine::KeyspaceHold, Error> {
         self.check_writable()?;
         if name == DEFAULT_COLUMN_FAMILY_NAME {
             return Err(Error::invalid_argument("Can't drop default column family"));
         }
-        self.engine.drop_keyspace(name).rocks()?;
+        let hold = self.engine.drop_keyspace_held(name).rocks()?;
         comparator_names::forget(self.engine.path(), name)?;
         self.families_mut().remove(&id);
         self.apply_auto_compaction();
         // A failed pass only delays reclamation; background compaction retries.
         let _ = self.engine.compact();
-        Ok(())
+        Ok(hold)
     }
 }
 
@@ -91,12 +102,14 @@ impl<I: DBInner> DBCommon<MultiThreaded, I> {
             .cfs
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(name.to_owned(), id);
+            .insert(name.to_owned(), (id, Arc::default()));
         Ok(())
     }
 
     /// Drops a column family and all its keys; the space is reclaimed by
-    /// compaction. Handles to it still held by other threads stop working.
+    /// compaction. A handle to it that outlives the drop still reads its
+    /// keys, as in RocksDB (writes through it fail); the space of those is
+    /// reclaimed once the last such handle is dropped.
     pub fn drop_cf(&self, name: &str) -> Result<(), Error> {
         let removed = self
             .cfs
@@ -104,9 +117,13 @@ impl<I: DBInner> DBCommon<MultiThreaded, I> {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name);
-        match removed {
-            Some(id) => self.inner.core().drop_family(id, name),
-            None => Err(unknown_family(name)),
+        let Some((id, token)) = removed else {
+            return Err(unknown_family(name));
+        };
+        let core = self.inner.core();
+        match Arc::strong_count(&token) {
+            1 => core.drop_family(id, name),
+            _ => core.drop_family_held(id, name).map(|hold| token.keep(hold)),
         }
     }
 
@@ -115,6 +132,6 @@ impl<I: DBInner> DBCommon<MultiThreaded, I> {
     pub fn cf_handle(&self, name: &str) -> Option<Arc<BoundColumnFamily<'_>>> {
         let cfs = self.cfs.cfs.read().unwrap_or_else(PoisonError::into_inner);
         cfs.get(name)
-            .map(|&id| Arc::new(BoundColumnFamily::new(id, name)))
+            .map(|(id, token)| Arc::new(BoundColumnFamily::new(*id, name, Arc::clone(token))))
     }
 }

@@ -36,7 +36,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use crate::column_family::ColumnFamily;
+use crate::column_family::{ColumnFamily, FamilyToken};
 use crate::write_batch::PendingWrite;
 use crate::{AsColumnFamilyRef, DBPinnableSlice, Error, ReadOptions};
 
@@ -70,7 +70,8 @@ pub struct SingleThreaded {
 /// `Option<Arc<BoundColumnFamily>>` and creating or dropping a column family
 /// takes `&self`, so it can happen while other threads use the database.
 pub struct MultiThreaded {
-    pub(crate) cfs: RwLock<BTreeMap<String, u32>>,
+    /// Each family's id, and the token its handles share.
+    pub(crate) cfs: RwLock<BTreeMap<String, (u32, Arc<FamilyToken>)>>,
 }
 
 impl ThreadMode for SingleThreaded {
@@ -89,6 +90,10 @@ impl ThreadMode for SingleThreaded {
 
 impl ThreadMode for MultiThreaded {
     fn new_cf_map_internal(cfs: BTreeMap<String, u32>) -> Self {
+        let cfs = cfs
+            .into_iter()
+            .map(|(name, id)| (name, (id, Arc::default())))
+            .collect();
         Self {
             cfs: RwLock::new(cfs),
         }

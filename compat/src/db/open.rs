@@ -343,18 +343,17 @@ where
             // opted in) or refused first, so that it is never taken for
             // such a directory.
             super::convert::before_open(path, opts, &cfs)?;
+            // Before the engine records a family's comparator as its key
+            // order: a comparator the database does not know for the
+            // family is refused first.
             crate::comparator_names::check_before_open(path, &cfs)?;
-            check_all_named_before_open(path, &cfs)?;
             let engine_opts = engine_options(opts, access, &log_slot, &cfs);
-            let engine = Db::open(path, engine_opts).rocks()?;
+            let engine = Db::open(path, engine_opts).or_else(|e| refused(path, &cfs, true, e))?;
             check_all_named(&engine, &cfs)?;
             engine
         }
         // A reader may name a subset of the column families, as in RocksDB.
-        Access::ReadOnly | Access::Secondary => {
-            crate::comparator_names::check_before_open(path, &cfs)?;
-            open_reader(path, opts, access, &cfs)?
-        }
+        Access::ReadOnly | Access::Secondary => open_reader(path, opts, access, &cfs)?,
     };
     crate::comparator_names::check_open(path, &cfs, access == Access::ReadWrite)?;
     let families = open_families(&engine, opts, &cfs, access, db_ttl)?;
@@ -501,8 +500,28 @@ fn open_reader(
                 path.display()
             )))
         }
-        other => other.rocks(),
+        other => other.or_else(|e| refused(path, cfs, false, e)),
     }
+}
+
+/// The error of an engine open of `path` that failed with `e`: an invalid
+/// argument (a column family's key order the engine records but the open
+/// does not give) is first explained as RocksDB would, by a comparator
+/// that does not match or (when the open must name every family,
+/// `all_named`) a column family not named.
+fn refused(
+    path: &Path,
+    cfs: &[ColumnFamilyDescriptor],
+    all_named: bool,
+    e: alexdb_engine::Error,
+) -> Result<Db, Error> {
+    if let alexdb_engine::Error::InvalidArgument(_) = e {
+        crate::comparator_names::check_before_open(path, cfs)?;
+        if all_named {
+            check_all_named_before_open(path, cfs)?;
+        }
+    }
+    Err(e).rocks()
 }
 
 /// The engine options for rocksdb `opts`: the create/exists flags,

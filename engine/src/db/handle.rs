@@ -241,6 +241,7 @@ impl Db {
             .keyspaces
             .load()
             .iter()
+            .filter(|k| !k.is_dropped())
             .map(|k| k.name().to_string())
             .collect()
     }
@@ -302,6 +303,14 @@ impl Db {
     /// Drops a keyspace and all its keys; compaction frees their space.
     /// The default keyspace cannot be dropped.
     pub fn drop_keyspace(&self, name: &str) -> Result<()> {
+        self.drop_keyspace_held(name).map(drop)
+    }
+
+    /// Drops a keyspace as [`Self::drop_keyspace`] does, durably and at
+    /// once (its name is free, a reopen does not see it, writes to it
+    /// fail), but keeps its keys readable by its id until the returned
+    /// hold is dropped; only then does compaction free their space.
+    pub fn drop_keyspace_held(&self, name: &str) -> Result<KeyspaceHold> {
         if name == DEFAULT_KEYSPACE {
             return Err(Error::InvalidArgument(
                 "the default keyspace cannot be dropped".into(),
@@ -320,11 +329,11 @@ impl Db {
         manifest.key_orders.retain(|(id, _)| *id != ks.id().0);
         durable::write_manifest_after_log(&shared, &w, &manifest)?;
         w.manifest = manifest;
-        shared.keyspaces.store(Arc::new(keyspaces.without(ks.id())));
-        drop(w);
-        account_dropped(&shared, &ks);
-        shared.request_compaction();
-        Ok(())
+        ks.mark_dropped();
+        Ok(KeyspaceHold {
+            shared: Arc::clone(&shared),
+            keyspace: ks,
+        })
     }
 
     /// Sets `key` to `value` in `keyspace`.
@@ -1041,6 +1050,35 @@ fn retire_older_format_segment(shared: &Shared) -> Result<()> {
 
 /// Counts every record of a dropped keyspace's index as dead (as far as
 /// its entries resolve: the count only steers compaction).
+/// A dropped keyspace kept readable (see [`Db::drop_keyspace_held`]);
+/// dropping the hold lets compaction free its keys' space.
+#[derive(Debug)]
+pub struct KeyspaceHold {
+    shared: Arc<Shared>,
+    keyspace: Arc<Keyspace>,
+}
+
+impl KeyspaceHold {
+    /// The dropped keyspace's id, by which its keys stay readable.
+    pub fn id(&self) -> KeyspaceId {
+        self.keyspace.id()
+    }
+}
+
+impl Drop for KeyspaceHold {
+    fn drop(&mut self) {
+        let shared = &self.shared;
+        let w = shared.lock_writer();
+        let keyspaces = shared.keyspaces.load_full();
+        shared
+            .keyspaces
+            .store(Arc::new(keyspaces.without(self.keyspace.id())));
+        drop(w);
+        account_dropped(shared, &self.keyspace);
+        shared.request_compaction();
+    }
+}
+
 fn account_dropped(shared: &Shared, ks: &Keyspace) {
     const CHUNK: usize = 64 << 10;
     let table = shared.segments.load();

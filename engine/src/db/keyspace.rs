@@ -51,6 +51,10 @@ pub struct Keyspace {
     /// Whether `range_tombstones` holds any, so that a point read of a
     /// keyspace without range deletes skips loading the list.
     any_range_tombstones: AtomicBool,
+    /// Whether it was dropped but is held readable (see
+    /// [`crate::Db::drop_keyspace_held`]): gone from the `MANIFEST` and
+    /// from lookups by name, refused to writers.
+    dropped: AtomicBool,
 }
 
 impl Keyspace {
@@ -74,6 +78,7 @@ impl Keyspace {
             range_order,
             range_tombstones,
             any_range_tombstones: AtomicBool::new(false),
+            dropped: AtomicBool::new(false),
         }
     }
 
@@ -115,6 +120,16 @@ impl Keyspace {
             }
             last = payloads.last().copied();
         }
+    }
+
+    /// Whether it was dropped (and is only held readable).
+    pub fn is_dropped(&self) -> bool {
+        self.dropped.load(Ordering::Acquire)
+    }
+
+    /// Marks it dropped; called under the writer lock.
+    pub(crate) fn mark_dropped(&self) {
+        self.dropped.store(true, Ordering::Release);
     }
 
     /// The order its range deletes follow.
@@ -257,9 +272,11 @@ impl KeyspaceTable {
             .map(|i| &self.keyspaces[i])
     }
 
-    /// The keyspace with this name.
+    /// The live keyspace with this name (not a dropped one held readable).
     pub fn by_name(&self, name: &str) -> Option<&Arc<Keyspace>> {
-        self.keyspaces.iter().find(|k| k.name() == name)
+        self.keyspaces
+            .iter()
+            .find(|k| k.name() == name && !k.is_dropped())
     }
 
     /// Every keyspace, in id order.

@@ -17,4 +17,4 @@ pub mod memory_budget;
 pub(crate) mod shared;
 pub mod stats;
 
-pub use handle::{Db, is_database_file};
+pub use handle::{Db, KeyspaceHold, is_database_file};

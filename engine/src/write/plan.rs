@@ -176,7 +176,15 @@ fn forget_written_in(written: &mut Written<'_>, ks: &Keyspace, start: &[u8], end
 }
 
 fn lookup(keyspaces: &KeyspaceTable, id: KeyspaceId) -> Result<Arc<Keyspace>> {
-    keyspaces.get(id).cloned().ok_or_else(|| {
-        Error::InvalidArgument(format!("keyspace {} does not exist (dropped?)", id.0))
-    })
+    match keyspaces.get(id) {
+        Some(ks) if !ks.is_dropped() => Ok(ks.clone()),
+        Some(_) => Err(Error::InvalidArgument(format!(
+            "keyspace {} was dropped",
+            id.0
+        ))),
+        None => Err(Error::InvalidArgument(format!(
+            "keyspace {} does not exist (dropped?)",
+            id.0
+        ))),
+    }
 }
