@@ -9,6 +9,7 @@
 //! `overwrite_key = true`); a key with a merge operand in the batch reads as
 //! `Not implemented` until merges are resolved on AlexDB's read path.
 
+use crate::comparator::Comparator;
 use crate::db::{DBAccess, DBCommon, DBInner, ThreadMode};
 use crate::db_iterator::merge_unsupported;
 use crate::write_batch::{BatchMark, KeyIndex, PendingWrite};
@@ -127,7 +128,10 @@ impl WriteBatchWithIndex {
         key: K,
         _options: &Options,
     ) -> Result<Option<Vec<u8>>, Error> {
-        Ok(self.own(DEFAULT_CF, key.as_ref()).transpose()?.flatten())
+        Ok(self
+            .own(DEFAULT_CF, key.as_ref(), None)
+            .transpose()?
+            .flatten())
     }
 
     /// [`Self::get_from_batch`] in column family `cf`.
@@ -137,7 +141,10 @@ impl WriteBatchWithIndex {
         key: K,
         _options: &Options,
     ) -> Result<Option<Vec<u8>>, Error> {
-        Ok(self.own(cf.cf_id(), key.as_ref()).transpose()?.flatten())
+        Ok(self
+            .own(cf.cf_id(), key.as_ref(), None)
+            .transpose()?
+            .flatten())
     }
 
     /// The value of `key` in the default column family as the batch would
@@ -204,9 +211,16 @@ impl WriteBatchWithIndex {
     }
 
     /// What the batch itself says about `key`: `None` if it does not write
-    /// it, else its value (`Ok(None)` for a delete) or the merge error.
-    fn own(&self, cf: u32, key: &[u8]) -> Option<Result<Option<Vec<u8>>, Error>> {
-        match self.index.get(cf, key)? {
+    /// it, else its value (`Ok(None)` for a delete) or the merge error. In
+    /// a column family ordered by a comparator (`order`), of any key it
+    /// calls equal.
+    fn own(
+        &self,
+        cf: u32,
+        key: &[u8],
+        order: Option<&Comparator>,
+    ) -> Option<Result<Option<Vec<u8>>, Error>> {
+        match self.index.get_in(cf, key, order)? {
             PendingWrite::Put(value) => Some(Ok(Some(value.clone()))),
             PendingWrite::Delete => Some(Ok(None)),
             PendingWrite::Merge(Some(value)) => Some(Ok(Some(value.clone()))),
@@ -221,7 +235,8 @@ impl WriteBatchWithIndex {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<Vec<u8>>, Error> {
-        match self.own(cf, key) {
+        let order = db.core().key_order(cf);
+        match self.own(cf, key, order.as_ref()) {
             Some(answer) => answer,
             None => db.core().get_copied(cf, key, readopts),
         }

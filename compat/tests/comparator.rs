@@ -219,3 +219,36 @@ fn a_range_delete_is_one_record_whatever_it_covers() {
     let expected: Vec<u32> = (0..=5_000).chain(45_001..50_000).rev().collect();
     assert_eq!(left, expected);
 }
+
+/// A transaction's iterator lays its own writes over the database's keys
+/// in the comparator's order (it once laid them bytewise).
+#[test]
+fn a_transaction_iterates_its_own_writes_in_comparator_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    let mut reversed = Options::default();
+    reversed.set_comparator("reverse", Box::new(reverse));
+    let cfs = vec![ColumnFamilyDescriptor::new("rev", reversed)];
+    let db: rocksdb::TransactionDB = rocksdb::TransactionDB::open_cf_descriptors(
+        &opts,
+        &rocksdb::TransactionDBOptions::default(),
+        dir.path(),
+        cfs,
+    )
+    .unwrap();
+    let cf = db.cf_handle("rev").unwrap();
+    db.put_cf(&cf, "a", "a").unwrap();
+    db.put_cf(&cf, "c", "c").unwrap();
+    let txn = db.transaction();
+    txn.put_cf(&cf, "b", "b").unwrap();
+    txn.put_cf(&cf, "d", "d").unwrap();
+    txn.delete_cf(&cf, "c").unwrap();
+    assert_eq!(keys(txn.iterator_cf(&cf, IteratorMode::Start)), b"dba");
+    assert_eq!(keys(txn.iterator_cf(&cf, IteratorMode::End)), b"abd");
+    assert_eq!(
+        keys(txn.iterator_cf(&cf, IteratorMode::From(b"c", Direction::Forward))),
+        b"ba"
+    );
+}

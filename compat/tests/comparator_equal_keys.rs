@@ -190,6 +190,64 @@ fn a_transaction_writes_one_key_whatever_its_spelling() {
     assert_eq!(keys, [b"user".to_vec().into_boxed_slice()]);
 }
 
+/// A transaction reads its own writes by the comparator too, as RocksDB's
+/// indexed batch orders them: a write of one spelling answers a read of
+/// another, shadows the database's spelling in the transaction's
+/// iterators, and the newest spelling written wins.
+#[test]
+fn a_transaction_reads_its_own_writes_under_any_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfs = vec![ColumnFamilyDescriptor::new("names", names_options())];
+    let db: TransactionDB = TransactionDB::open_cf_descriptors(
+        &db_options(),
+        &TransactionDBOptions::default(),
+        dir.path(),
+        cfs,
+    )
+    .unwrap();
+    let cf = db.cf_handle("names").unwrap();
+    db.put_cf(&cf, "Alice", "a").unwrap();
+    db.put_cf(&cf, "User", "0").unwrap();
+    let txn = db.transaction();
+    let scan = |txn: &rocksdb::Transaction<'_, TransactionDB>| -> Vec<String> {
+        txn.iterator_cf(&cf, IteratorMode::Start)
+            .map(|item| {
+                let (k, v) = item.unwrap();
+                format!(
+                    "{}={}",
+                    String::from_utf8_lossy(&k),
+                    String::from_utf8_lossy(&v)
+                )
+            })
+            .collect()
+    };
+    txn.put_cf(&cf, "user", "1").unwrap();
+    assert_eq!(txn.get_cf(&cf, "USER").unwrap(), Some(b"1".to_vec()));
+    assert_eq!(scan(&txn), ["Alice=a", "user=1"]);
+    txn.put_cf(&cf, "uSeR", "2").unwrap();
+    assert_eq!(txn.get_cf(&cf, "user").unwrap(), Some(b"2".to_vec()));
+    assert_eq!(scan(&txn), ["Alice=a", "uSeR=2"]);
+    let reverse: Vec<Box<[u8]>> = txn
+        .iterator_cf(&cf, IteratorMode::End)
+        .map(|item| item.unwrap().0)
+        .collect();
+    assert_eq!(
+        reverse,
+        [
+            b"uSeR".to_vec().into_boxed_slice(),
+            b"Alice".to_vec().into_boxed_slice()
+        ]
+    );
+    txn.delete_cf(&cf, "USER").unwrap();
+    assert_eq!(txn.get_cf(&cf, "uSeR").unwrap(), None);
+    assert_eq!(scan(&txn), ["Alice=a"]);
+    txn.put_cf(&cf, "alice", "b").unwrap();
+    assert_eq!(scan(&txn), ["alice=b"]);
+    txn.commit().unwrap();
+    assert_eq!(db.get_cf(&cf, "USER").unwrap(), None);
+    assert_eq!(db.get_cf(&cf, "ALICE").unwrap(), Some(b"b".to_vec()));
+}
+
 #[test]
 fn writers_of_different_spellings_at_once_leave_one_key() {
     let dir = tempfile::tempdir().unwrap();

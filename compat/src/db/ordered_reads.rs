@@ -10,6 +10,7 @@ use std::sync::Arc;
 use alexdb_engine::{KeyspaceId, Snapshot};
 
 use crate::Error;
+use crate::comparator::Comparator;
 use crate::db::core::Core;
 use crate::db::errors::IntoRocks;
 use crate::ordered_keys::OrderedKeys;
@@ -21,6 +22,13 @@ impl Core {
             return None;
         }
         self.families().get(&cf).and_then(|f| f.ordered.clone())
+    }
+
+    /// The comparator that orders column family `cf`'s keys and tells
+    /// them apart, if it has one of its own (a transaction's or an indexed
+    /// batch's own writes are looked up by it).
+    pub(crate) fn key_order(&self, cf: u32) -> Option<Comparator> {
+        self.ordered_set(cf).map(|keys| keys.comparator().clone())
     }
 
     /// After a read of `key` in column family `cf` found nothing (at

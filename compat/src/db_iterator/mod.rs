@@ -61,8 +61,9 @@ impl<D: DBAccess> CursorSource<'_, D> {
             self.readopts.iterate_lower_bound.as_deref(),
             self.readopts.iterate_upper_bound.as_deref(),
         );
-        let cursor = self.db.core().cursor(self.cf, &self.readopts)?;
-        Ok(OverlayCursor::new(cursor, pending))
+        let core = self.db.core();
+        let cursor = core.cursor(self.cf, &self.readopts)?;
+        Ok(OverlayCursor::new(cursor, pending, core.key_order(self.cf)))
     }
 }
 
@@ -97,7 +98,8 @@ impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
             readopts.iterate_lower_bound.as_deref(),
             readopts.iterate_upper_bound.as_deref(),
         );
-        let newer = index.range(cf, lower, upper);
+        let order = self.source.db.core().key_order(cf);
+        let newer = index.range_in(cf, (lower, upper), order.as_ref());
         if let Ok(cursor) = &mut self.cursor {
             cursor.lay_over(newer);
         }

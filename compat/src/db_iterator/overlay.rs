@@ -5,10 +5,14 @@
 //! With no pending writes it is the engine cursor, stepped directly. With
 //! some, every step re-seeks the engine cursor next to the current key and
 //! takes the nearer of the two sources, the pending write winning a tie.
+//! In a column family with a custom comparator, "nearer" and "tie" are the
+//! comparator's: a pending write of one form of a key shadows the base's
+//! entry under another form the comparator calls equal.
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 
 use crate::Error;
+use crate::comparator::Comparator;
 use crate::family_cursor::FamilyCursor;
 use crate::write_batch::PendingWrite;
 
@@ -24,28 +28,55 @@ enum Current {
 pub(crate) struct OverlayCursor {
     base: FamilyCursor,
     pending: Vec<(Vec<u8>, PendingWrite)>,
+    /// The column family's comparator, if it has one of its own (the base
+    /// cursor and the pending writes are in its order).
+    order: Option<Comparator>,
     current: Option<Current>,
     error: Option<Error>,
 }
 
 impl OverlayCursor {
+    /// `base` with `pending` writes (sorted in `order`, or by bytes, one
+    /// per key) laid over it.
     #[inline]
-    pub(crate) fn new(base: FamilyCursor, pending: Vec<(Vec<u8>, PendingWrite)>) -> Self {
+    pub(crate) fn new(
+        base: FamilyCursor,
+        pending: Vec<(Vec<u8>, PendingWrite)>,
+        order: Option<Comparator>,
+    ) -> Self {
         Self {
             base,
             pending,
+            order,
             current: None,
             error: None,
         }
     }
 
-    /// Adds `newer` pending writes (sorted by key), which win over the
-    /// pending writes already laid for the same key, and unpositions.
+    /// Compares two keys in the column family's order.
+    #[inline]
+    fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        match &self.order {
+            None => a.cmp(b),
+            Some(order) => order.compare_user_keys(a, b),
+        }
+    }
+
+    /// Adds `newer` pending writes (sorted as the others), which win over
+    /// the pending writes already laid for the same key, and unpositions.
     pub(crate) fn lay_over(&mut self, newer: Vec<(Vec<u8>, PendingWrite)>) {
-        let mut merged: BTreeMap<Vec<u8>, PendingWrite> =
-            std::mem::take(&mut self.pending).into_iter().collect();
+        let mut merged = std::mem::take(&mut self.pending);
         merged.extend(newer);
-        self.pending = merged.into_iter().collect();
+        // Stable: of one key, the newer write comes last and is kept.
+        merged.sort_by(|(a, _), (b, _)| self.cmp(a, b));
+        let mut kept: Vec<(Vec<u8>, PendingWrite)> = Vec::with_capacity(merged.len());
+        for entry in merged {
+            match kept.last_mut() {
+                Some(last) if self.cmp(&last.0, &entry.0).is_eq() => *last = entry,
+                _ => kept.push(entry),
+            }
+        }
+        self.pending = kept;
         self.current = None;
     }
 
@@ -123,14 +154,18 @@ impl OverlayCursor {
     pub(crate) fn seek(&mut self, key: &[u8]) {
         self.error = None;
         self.base.seek(key);
-        let i = self.pending.partition_point(|(k, _)| k.as_slice() < key);
+        let i = self
+            .pending
+            .partition_point(|(k, _)| self.cmp(k, key).is_lt());
         self.settle_forward(i);
     }
 
     pub(crate) fn seek_for_prev(&mut self, key: &[u8]) {
         self.error = None;
         self.base.seek_for_prev(key);
-        let i = self.pending.partition_point(|(k, _)| k.as_slice() <= key);
+        let i = self
+            .pending
+            .partition_point(|(k, _)| self.cmp(k, key).is_le());
         self.settle_backward(i);
     }
 
@@ -152,10 +187,12 @@ impl OverlayCursor {
             return;
         };
         self.base.seek(&key);
-        if self.base_key() == Some(key.as_slice()) {
+        if self.base_key().is_some_and(|b| self.cmp(b, &key).is_eq()) {
             self.base.forward();
         }
-        let i = self.pending.partition_point(|(k, _)| *k <= key);
+        let i = self
+            .pending
+            .partition_point(|(k, _)| self.cmp(k, &key).is_le());
         self.settle_forward(i);
     }
 
@@ -177,10 +214,12 @@ impl OverlayCursor {
             return;
         };
         self.base.seek_for_prev(&key);
-        if self.base_key() == Some(key.as_slice()) {
+        if self.base_key().is_some_and(|b| self.cmp(b, &key).is_eq()) {
             self.base.backward();
         }
-        let i = self.pending.partition_point(|(k, _)| *k < key);
+        let i = self
+            .pending
+            .partition_point(|(k, _)| self.cmp(k, &key).is_lt());
         self.settle_backward(i);
     }
 
@@ -196,12 +235,12 @@ impl OverlayCursor {
                 self.current = self.base.valid().then_some(Current::Base);
                 return;
             };
-            let base_key = self.base_key();
-            if base_key.is_some_and(|b| b < key.as_slice()) {
+            let base_order = self.base_key().map(|b| self.cmp(b, key));
+            if base_order == Some(Ordering::Less) {
                 self.current = Some(Current::Base);
                 return;
             }
-            let shadows_base = base_key == Some(key.as_slice());
+            let shadows_base = base_order == Some(Ordering::Equal);
             match write {
                 PendingWrite::Put(_) | PendingWrite::Merge(Some(_)) => {
                     self.current = Some(Current::Pending(i));
@@ -226,12 +265,12 @@ impl OverlayCursor {
                 self.current = self.base.valid().then_some(Current::Base);
                 return;
             };
-            let base_key = self.base_key();
-            if base_key.is_some_and(|b| b > key.as_slice()) {
+            let base_order = self.base_key().map(|b| self.cmp(b, key));
+            if base_order == Some(Ordering::Greater) {
                 self.current = Some(Current::Base);
                 return;
             }
-            let shadows_base = base_key == Some(key.as_slice());
+            let shadows_base = base_order == Some(Ordering::Equal);
             match write {
                 PendingWrite::Put(_) | PendingWrite::Merge(Some(_)) => {
                     self.current = Some(Current::Pending(i - 1));

@@ -340,7 +340,13 @@ impl<'db, DB> Transaction<'db, DB> {
     /// if that cannot be known (no merge operator, a refused operand, or an
     /// unresolved merge under it): reads of the key then fail.
     fn resolve_merge(&self, cf: u32, key: &[u8], operand: &[u8]) -> Result<Option<Vec<u8>>, Error> {
-        let base = match self.state().writes.pending(cf, key).cloned() {
+        let order = self.core.key_order(cf);
+        let base = match self
+            .state()
+            .writes
+            .pending(cf, key, order.as_ref())
+            .cloned()
+        {
             Some(PendingWrite::Put(value) | PendingWrite::Merge(Some(value))) => Some(value),
             Some(PendingWrite::Delete) => None,
             Some(PendingWrite::Merge(None)) => return Ok(None),

@@ -31,7 +31,8 @@ fn own_write(pending: Option<&PendingWrite>) -> Option<Result<Option<Vec<u8>>, E
 impl<'db, DB> Transaction<'db, DB> {
     /// Reads `key` of `cf`: the transaction's own write if any, else the database.
     fn read(&self, cf: u32, key: &[u8], readopts: &ReadOptions) -> Result<Option<Vec<u8>>, Error> {
-        if let Some(answer) = own_write(self.state().writes.pending(cf, key)) {
+        let order = self.core.key_order(cf);
+        if let Some(answer) = own_write(self.state().writes.pending(cf, key, order.as_ref())) {
             return answer;
         }
         self.core.get_copied(cf, key, readopts)
@@ -49,7 +50,10 @@ impl<'db, DB> Transaction<'db, DB> {
         let own: Vec<_> = {
             let state = self.state();
             keys.iter()
-                .map(|(cf, key)| own_write(state.writes.pending(*cf, key)))
+                .map(|(cf, key)| {
+                    let order = self.core.key_order(*cf);
+                    own_write(state.writes.pending(*cf, key, order.as_ref()))
+                })
                 .collect()
         };
         let unwritten: Vec<(u32, &[u8])> = keys
@@ -77,7 +81,8 @@ impl<'db, DB> Transaction<'db, DB> {
         key: &[u8],
         readopts: &ReadOptions,
     ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        if let Some(answer) = own_write(self.state().writes.pending(cf, key)) {
+        let order = self.core.key_order(cf);
+        if let Some(answer) = own_write(self.state().writes.pending(cf, key, order.as_ref())) {
             return answer.map(|v| v.map(DBPinnableSlice::owned));
         }
         self.core.get(cf, key, readopts)
@@ -307,7 +312,10 @@ impl<DB> DBAccess for Transaction<'_, DB> {
         lower: Option<&[u8]>,
         upper: Option<&[u8]>,
     ) -> Vec<(Vec<u8>, PendingWrite)> {
-        self.state().writes.pending_range(cf, lower, upper)
+        let order = self.core.key_order(cf);
+        self.state()
+            .writes
+            .pending_range(cf, (lower, upper), order.as_ref())
     }
 
     fn snapshot_internal(&self) -> Option<Arc<alexdb_engine::Snapshot>> {

@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use crate::comparator::Comparator;
 use crate::write_batch::{BatchMark, KeyIndex, PendingWrite, decode_all};
 use crate::{Error, WriteBatchWithTransaction};
 
@@ -90,19 +91,26 @@ impl WriteSet {
         Ok(())
     }
 
-    /// The transaction's own pending write of `key`, if any.
-    pub(crate) fn pending(&self, cf: u32, key: &[u8]) -> Option<&PendingWrite> {
-        self.index.get(cf, key)
+    /// The transaction's own pending write of `key`, if any; in a column
+    /// family ordered by a comparator (`order`), of any key it calls equal.
+    pub(crate) fn pending(
+        &self,
+        cf: u32,
+        key: &[u8],
+        order: Option<&Comparator>,
+    ) -> Option<&PendingWrite> {
+        self.index.get_in(cf, key, order)
     }
 
-    /// The pending writes of column family `cf` within `[lower, upper)`.
+    /// The pending writes of column family `cf` within `[lower, upper)`,
+    /// in its order (`order`, or the bytes').
     pub(crate) fn pending_range(
         &self,
         cf: u32,
-        lower: Option<&[u8]>,
-        upper: Option<&[u8]>,
+        bounds: (Option<&[u8]>, Option<&[u8]>),
+        order: Option<&Comparator>,
     ) -> Vec<(Vec<u8>, PendingWrite)> {
-        self.index.range(cf, lower, upper)
+        self.index.range_in(cf, bounds, order)
     }
 
     /// Whether `key` is tracked already.
