@@ -12,13 +12,18 @@ fn reverse(a: &[u8], b: &[u8]) -> Ordering {
     b.cmp(a)
 }
 
-fn open(dir: &std::path::Path) -> DB {
+/// Options that create a database with family "rev" in reverse order.
+fn reversed_family() -> (Options, Vec<ColumnFamilyDescriptor>) {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     let mut reversed = Options::default();
     reversed.set_comparator("reverse", Box::new(reverse));
-    let cfs = vec![ColumnFamilyDescriptor::new("rev", reversed)];
+    (opts, vec![ColumnFamilyDescriptor::new("rev", reversed)])
+}
+
+fn open(dir: &std::path::Path) -> DB {
+    let (opts, cfs) = reversed_family();
     DB::open_cf_descriptors(&opts, dir, cfs).unwrap()
 }
 
@@ -225,12 +230,7 @@ fn a_range_delete_is_one_record_whatever_it_covers() {
 #[test]
 fn a_transaction_iterates_its_own_writes_in_comparator_order() {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = Options::default();
-    opts.create_if_missing(true);
-    opts.create_missing_column_families(true);
-    let mut reversed = Options::default();
-    reversed.set_comparator("reverse", Box::new(reverse));
-    let cfs = vec![ColumnFamilyDescriptor::new("rev", reversed)];
+    let (opts, cfs) = reversed_family();
     let db: rocksdb::TransactionDB = rocksdb::TransactionDB::open_cf_descriptors(
         &opts,
         &rocksdb::TransactionDBOptions::default(),
