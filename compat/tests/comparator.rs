@@ -252,3 +252,45 @@ fn a_transaction_iterates_its_own_writes_in_comparator_order() {
         b"ba"
     );
 }
+
+/// Every kind of handle reads a comparator family's range deletes in its
+/// order: a checkpoint opened with the family's comparator, a secondary
+/// instance (also after catching up with a later one), a read-only open.
+#[test]
+fn checkpoints_secondaries_and_readers_see_range_deletes_in_comparator_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (primary, copy, secondary) = (
+        dir.path().join("db"),
+        dir.path().join("checkpoint"),
+        dir.path().join("secondary"),
+    );
+    let db = open(&primary);
+    let cf = db.cf_handle("rev").unwrap();
+    for k in b'a'..=b'z' {
+        db.put_cf(&cf, [k], [k]).unwrap();
+    }
+    // In reverse order the range runs from "x" down to, not including, "c".
+    db.delete_range_cf(&cf, b"x", b"c").unwrap();
+    let expected: Vec<u8> = [b"zy".as_slice(), b"cba"].concat();
+    assert_eq!(keys(db.iterator_cf(&cf, IteratorMode::Start)), expected);
+    rocksdb::checkpoint::Checkpoint::new(&db)
+        .unwrap()
+        .create_checkpoint(&copy)
+        .unwrap();
+    {
+        let checkpoint = open(&copy);
+        let cf = checkpoint.cf_handle("rev").unwrap();
+        assert_eq!(keys(checkpoint.iterator_cf(&cf, IteratorMode::Start)), expected);
+    }
+    let (opts, cfs) = reversed_family();
+    let reader = DB::open_cf_descriptors_read_only(&opts, &primary, cfs, false).unwrap();
+    let rcf = reader.cf_handle("rev").unwrap();
+    assert_eq!(keys(reader.iterator_cf(&rcf, IteratorMode::Start)), expected);
+    let (opts, cfs) = reversed_family();
+    let follower = DB::open_cf_descriptors_as_secondary(&opts, &primary, &secondary, cfs).unwrap();
+    let fcf = follower.cf_handle("rev").unwrap();
+    assert_eq!(keys(follower.iterator_cf(&fcf, IteratorMode::Start)), expected);
+    db.delete_range_cf(&cf, b"z", b"b").unwrap();
+    follower.try_catch_up_with_primary().unwrap();
+    assert_eq!(keys(follower.iterator_cf(&fcf, IteratorMode::Start)), b"ba");
+}
