@@ -291,3 +291,43 @@ fn a_handle_that_outlives_drop_cf_still_reads_the_family() {
     let cf = db.cf_handle("cf").unwrap();
     assert_eq!(db.get_cf(&cf, "k0").unwrap(), None);
 }
+
+/// `drop_cf` frees the family's space before it returns (no handle
+/// outlives it in single-threaded mode).
+#[test]
+fn drop_cf_frees_the_space_before_returning() {
+    let (_dir, path) = fresh();
+    let mut db = DB::open(&create_opts(), &path).unwrap();
+    db.put("anchor", "x").unwrap();
+    db.create_cf("cf", &Options::default()).unwrap();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut noise = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    {
+        let cf = db.cf_handle("cf").unwrap();
+        for i in 0..200u32 {
+            let value: Vec<u8> = (0..4096).flat_map(|_| noise().to_le_bytes()).collect();
+            db.put_cf(&cf, i.to_be_bytes(), value).unwrap();
+        }
+    }
+    // Each family's share; the shares add up to the whole.
+    let size = |db: &DB| {
+        let default = db.property_int_value("rocksdb.total-sst-files-size");
+        let cf = db
+            .cf_handle("cf")
+            .map(|cf| db.property_int_value_cf(cf, "rocksdb.total-sst-files-size"));
+        default.unwrap().unwrap() + cf.map_or(0, |v| v.unwrap().unwrap())
+    };
+    let before = size(&db);
+    assert!(before > 6 << 20, "{before}");
+    db.drop_cf("cf").unwrap();
+    let after = size(&db);
+    assert!(
+        after < 1 << 20,
+        "{after} bytes left of {before} once drop_cf returned"
+    );
+}

@@ -280,16 +280,25 @@ fn checkpoints_secondaries_and_readers_see_range_deletes_in_comparator_order() {
     {
         let checkpoint = open(&copy);
         let cf = checkpoint.cf_handle("rev").unwrap();
-        assert_eq!(keys(checkpoint.iterator_cf(&cf, IteratorMode::Start)), expected);
+        assert_eq!(
+            keys(checkpoint.iterator_cf(&cf, IteratorMode::Start)),
+            expected
+        );
     }
     let (opts, cfs) = reversed_family();
     let reader = DB::open_cf_descriptors_read_only(&opts, &primary, cfs, false).unwrap();
     let rcf = reader.cf_handle("rev").unwrap();
-    assert_eq!(keys(reader.iterator_cf(&rcf, IteratorMode::Start)), expected);
+    assert_eq!(
+        keys(reader.iterator_cf(&rcf, IteratorMode::Start)),
+        expected
+    );
     let (opts, cfs) = reversed_family();
     let follower = DB::open_cf_descriptors_as_secondary(&opts, &primary, &secondary, cfs).unwrap();
     let fcf = follower.cf_handle("rev").unwrap();
-    assert_eq!(keys(follower.iterator_cf(&fcf, IteratorMode::Start)), expected);
+    assert_eq!(
+        keys(follower.iterator_cf(&fcf, IteratorMode::Start)),
+        expected
+    );
     db.delete_range_cf(&cf, b"z", b"b").unwrap();
     follower.try_catch_up_with_primary().unwrap();
     assert_eq!(keys(follower.iterator_cf(&fcf, IteratorMode::Start)), b"ba");

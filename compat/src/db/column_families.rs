@@ -36,7 +36,10 @@ impl Core {
     /// segments are compacted before this returns, so the dropped records'
     /// bytes are gone from disk (except those an open snapshot still sees).
     pub(crate) fn drop_family(&self, id: u32, name: &str) -> Result<(), Error> {
-        self.drop_family_held(id, name).map(drop)
+        drop(self.unlist_family(id, name)?);
+        // A failed pass only delays reclamation; background compaction retries.
+        let _ = self.engine.compact();
+        Ok(())
     }
 
     /// [`Self::drop_family`], keeping the family's keys readable by its id
@@ -47,6 +50,15 @@ impl Core {
         id: u32,
         name: &str,
     ) -> Result<alexdb_engine::KeyspaceHold, Error> {
+        let hold = self.unlist_family(id, name)?;
+        // A failed pass only delays reclamation; background compaction retries.
+        let _ = self.engine.compact();
+        Ok(hold)
+    }
+
+    /// Drops column family `name` (id `id`) from the database, durably,
+    /// holding its keys readable until the returned hold is dropped.
+    fn unlist_family(&self, id: u32, name: &str) -> Result<alexdb_engine::KeyspaceHold, Error> {
         self.check_writable()?;
         if name == DEFAULT_COLUMN_FAMILY_NAME {
             return Err(Error::invalid_argument("Can't drop default column family"));
@@ -55,8 +67,6 @@ impl Core {
         comparator_names::forget(self.engine.path(), name)?;
         self.families_mut().remove(&id);
         self.apply_auto_compaction();
-        // A failed pass only delays reclamation; background compaction retries.
-        let _ = self.engine.compact();
         Ok(hold)
     }
 }
