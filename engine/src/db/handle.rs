@@ -309,7 +309,9 @@ impl Db {
     /// Drops a keyspace as [`Self::drop_keyspace`] does, durably and at
     /// once (its name is free, a reopen does not see it, writes to it
     /// fail), but keeps its keys readable by its id until the returned
-    /// hold is dropped; only then does compaction free their space.
+    /// hold is dropped; only then does compaction free their space. Like a
+    /// snapshot, the hold keeps the open database's state (its maps and its
+    /// lock) alive: drop it before opening the database again.
     pub fn drop_keyspace_held(&self, name: &str) -> Result<KeyspaceHold> {
         if name == DEFAULT_KEYSPACE {
             return Err(Error::InvalidArgument(
