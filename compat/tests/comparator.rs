@@ -303,3 +303,81 @@ fn checkpoints_secondaries_and_readers_see_range_deletes_in_comparator_order() {
     follower.try_catch_up_with_primary().unwrap();
     assert_eq!(keys(follower.iterator_cf(&fcf, IteratorMode::Start)), b"ba");
 }
+
+/// Writers to comparator families while new comparator families are
+/// created and deletes make sweeps run: no key a write added is lost from
+/// its family's ordered key set (issue 60, item 2: the write gate is
+/// decided from the families a write translates with).
+#[test]
+fn writes_while_comparator_families_are_created_lose_no_key() {
+    use std::sync::{Arc, Barrier};
+
+    type MtDb = rocksdb::DBWithThreadMode<rocksdb::MultiThreaded>;
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    let db: Arc<MtDb> = Arc::new(MtDb::open(&opts, dir.path()).unwrap());
+    const FAMILIES: usize = 3;
+    const WRITES: u32 = 1_600;
+    let start = Arc::new(Barrier::new(3));
+    let creator = {
+        let (db, start) = (Arc::clone(&db), Arc::clone(&start));
+        std::thread::spawn(move || {
+            start.wait();
+            for f in 0..FAMILIES {
+                let mut reversed = Options::default();
+                reversed.set_comparator("reverse", Box::new(reverse));
+                db.create_cf(format!("f{f}"), &reversed).unwrap();
+                std::thread::yield_now();
+            }
+        })
+    };
+    let writers: Vec<_> = (0..2u8)
+        .map(|w| {
+            let (db, start) = (Arc::clone(&db), Arc::clone(&start));
+            std::thread::spawn(move || {
+                start.wait();
+                let mut written: Vec<(usize, Vec<u8>)> = Vec::new();
+                let mut i = 0;
+                while i < WRITES {
+                    let f = i as usize % FAMILIES;
+                    // A family not created yet is waited for.
+                    let Some(cf) = db.cf_handle(&format!("f{f}")) else {
+                        std::thread::yield_now();
+                        continue;
+                    };
+                    let key = format!("w{w}-{i:05}").into_bytes();
+                    let temp = format!("t{w}-{i:05}").into_bytes();
+                    let mut batch = rocksdb::WriteBatch::default();
+                    batch.put_cf(&cf, &key, b"v");
+                    batch.put_cf(&cf, &temp, b"t");
+                    db.write(batch).unwrap();
+                    db.delete_cf(&cf, &temp).unwrap();
+                    written.push((f, key));
+                    i += 1;
+                }
+                written
+            })
+        })
+        .collect();
+    creator.join().unwrap();
+    let mut expected: Vec<Vec<Vec<u8>>> = vec![Vec::new(); FAMILIES];
+    for writer in writers {
+        for (f, key) in writer.join().unwrap() {
+            expected[f].push(key);
+        }
+    }
+    assert_eq!(
+        expected.iter().map(Vec::len).sum::<usize>(),
+        2 * WRITES as usize
+    );
+    for (f, keys) in expected.iter_mut().enumerate() {
+        keys.sort_by(|a, b| reverse(a, b));
+        let cf = db.cf_handle(&format!("f{f}")).unwrap();
+        let seen: Vec<Vec<u8>> = db
+            .iterator_cf(&cf, IteratorMode::Start)
+            .map(|item| item.unwrap().0.to_vec())
+            .collect();
+        assert_eq!(&seen, keys, "family f{f}");
+    }
+}
