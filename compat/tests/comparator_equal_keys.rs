@@ -166,17 +166,17 @@ fn a_range_delete_removes_every_spelling_in_its_range() {
     assert_eq!(get(&db, "b1"), None);
 }
 
+/// A transaction database with the "names" family.
+fn open_transaction_db(path: &Path) -> TransactionDB {
+    let cfs = vec![ColumnFamilyDescriptor::new("names", names_options())];
+    TransactionDB::open_cf_descriptors(&db_options(), &TransactionDBOptions::default(), path, cfs)
+        .unwrap()
+}
+
 #[test]
 fn a_transaction_writes_one_key_whatever_its_spelling() {
     let dir = tempfile::tempdir().unwrap();
-    let cfs = vec![ColumnFamilyDescriptor::new("names", names_options())];
-    let db: TransactionDB = TransactionDB::open_cf_descriptors(
-        &db_options(),
-        &TransactionDBOptions::default(),
-        dir.path(),
-        cfs,
-    )
-    .unwrap();
+    let db = open_transaction_db(dir.path());
     let cf = db.cf_handle("names").unwrap();
     db.put_cf(&cf, "User", "1").unwrap();
     let txn = db.transaction();
@@ -197,14 +197,7 @@ fn a_transaction_writes_one_key_whatever_its_spelling() {
 #[test]
 fn a_transaction_reads_its_own_writes_under_any_spelling() {
     let dir = tempfile::tempdir().unwrap();
-    let cfs = vec![ColumnFamilyDescriptor::new("names", names_options())];
-    let db: TransactionDB = TransactionDB::open_cf_descriptors(
-        &db_options(),
-        &TransactionDBOptions::default(),
-        dir.path(),
-        cfs,
-    )
-    .unwrap();
+    let db = open_transaction_db(dir.path());
     let cf = db.cf_handle("names").unwrap();
     db.put_cf(&cf, "Alice", "a").unwrap();
     db.put_cf(&cf, "User", "0").unwrap();
